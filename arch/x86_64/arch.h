@@ -1,0 +1,97 @@
+/*
+ * arch/x86_64/arch.h — what the rest of libgmp may know about the CPU.
+ *
+ * Owns: the saved-context type and the switch primitives (switch.S), the
+ * thread-pointer write, raw system calls that never touch errno, and a few
+ * one-instruction helpers. Nothing here calls into libc or reads TLS
+ * through the compiler, so every function is safe on a scheduler stack
+ * whose %fs still names another thread's TLS.
+ */
+#ifndef GMP_ARCH_X86_64_ARCH_H
+#define GMP_ARCH_X86_64_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* A suspended execution context: the stack pointer of a frame laid out as
+ * switch.S describes. Owned by whoever suspended it until it is resumed. */
+struct gmp_ctx {
+	void *sp;
+};
+
+/* Bytes gmp_ctx_init needs below the top of a stack for the first frame. */
+#define GMP_CTX_FRAME_SIZE 64
+
+/* switch.S */
+void gmp_ctx_mcall(struct gmp_ctx *save, void *stack, void (*fn)(void *), void *arg);
+_Noreturn void gmp_ctx_gogo(struct gmp_ctx *load, uintptr_t fs);
+void gmp_ctx_swap(struct gmp_ctx *save, struct gmp_ctx *load, uintptr_t fs);
+
+/* ctx.c */
+/* Build a context that, when resumed, calls fn(arg) on the stack ending at
+ * stack_top with the caller's current MXCSR and x87 control word (a new
+ * kernel thread inherits them from its creator too). fn must not return. */
+void gmp_ctx_init(struct gmp_ctx *c, void *stack_top, void (*fn)(void *), void *arg);
+/* Choose WRFSBASE or arch_prctl for thread-pointer writes (once, at start).
+ * Returns true when WRFSBASE is used. */
+bool arch_fsbase_init(void);
+/* Write the thread pointer outside a context switch. */
+void arch_set_fs(uintptr_t tp);
+
+/* --- thread pointer ---------------------------------------------------- */
+
+/* The %fs base: word 0 of every glibc TCB holds its own address. */
+static inline uintptr_t arch_tp(void)
+{
+	uintptr_t tp;
+	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+/* Load/store one word at a constant offset from the thread pointer.
+ * Volatile, so that a load is never moved across the store that sets the
+ * word (or across a switch of the thread pointer). */
+#define arch_tp_load(off) ({ \
+	uintptr_t v__; \
+	__asm__ volatile("movq %%fs:%c1, %0" : "=r"(v__) : "i"(off) : "memory"); \
+	v__; })
+#define arch_tp_store(off, val) \
+	__asm__ volatile("movq %0, %%fs:%c1" : : "r"((uintptr_t)(val)), "i"(off) : "memory")
+
+/* --- raw system calls: return -errno, never touch errno ------------------ */
+
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#define arch_syscall0(n) arch_syscall6((n), 0, 0, 0, 0, 0, 0)
+#define arch_syscall1(n, a) arch_syscall6((n), (long)(a), 0, 0, 0, 0, 0)
+#define arch_syscall2(n, a, b) arch_syscall6((n), (long)(a), (long)(b), 0, 0, 0, 0)
+#define arch_syscall3(n, a, b, c) arch_syscall6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define arch_syscall4(n, a, b, c, d) \
+	arch_syscall6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+/* --- small helpers ------------------------------------------------------ */
+
+static inline void arch_cpu_relax(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
+
+static inline void *arch_stack_pointer(void)
+{
+	void *sp;
+	__asm__ volatile("movq %%rsp, %0" : "=r"(sp));
+	return sp;
+}
+
+#endif

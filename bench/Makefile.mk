@@ -1,0 +1,1 @@
+# bench/ — workloads run under NPTL and libgmp side by side.

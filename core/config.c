@@ -1,0 +1,100 @@
+/*
+ * core/config.c — environment parsing (see config.h).
+ */
+#include "core/config.h"
+#include "core/os.h"
+#include "core/rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rt_config rt_cfg;
+
+/* Strict decimal: digits only, no sign, no trailing junk, no overflow. */
+static bool parse_uint(const char *s, size_t len, long *out)
+{
+	long v = 0;
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (v > 100000000)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+int config_parse_maxprocs(const char *s)
+{
+	long v;
+	if (!parse_uint(s, strlen(s), &v) || v < 1 || v > GMP_MAXPROCS_LIMIT)
+		return -1;
+	return (int)v;
+}
+
+static void parse_debug(const char *s)
+{
+	const char *p = s;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		long v;
+		if (len == 0) {
+			/* empty item: tolerate "a=1,,b=2" and a trailing comma */
+		} else if (!eq) {
+			rt_printf(2, "gmp: GMPDEBUG: item \"%.*s\" is not key=value; ignored\n",
+				  (int)len, p);
+		} else {
+			size_t klen = (size_t)(eq - p);
+			size_t vlen = len - klen - 1;
+			if (klen == 10 && memcmp(p, "schedtrace", 10) == 0) {
+				if (parse_uint(eq + 1, vlen, &v) && v <= 3600000)
+					rt_cfg.schedtrace_ms = (int)v;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: schedtrace=\"%.*s\": expected "
+						  "milliseconds (0..3600000); schedtrace stays off\n",
+						  (int)vlen, eq + 1);
+			} else if (klen == 11 && memcmp(p, "scheddetail", 11) == 0) {
+				if (parse_uint(eq + 1, vlen, &v) && v <= 1)
+					rt_cfg.scheddetail = v == 1;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: scheddetail=\"%.*s\": expected 0 "
+						  "or 1; using 0\n", (int)vlen, eq + 1);
+			} else {
+				rt_printf(2, "gmp: GMPDEBUG: unknown key \"%.*s\" (known: "
+					  "schedtrace, scheddetail); ignored\n", (int)klen, p);
+			}
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+}
+
+void config_init(void)
+{
+	const char *s = getenv("GMPMAXPROCS");
+	int def = os_ncpu();
+
+	if (def > GMP_MAXPROCS_LIMIT)
+		def = GMP_MAXPROCS_LIMIT;
+	rt_cfg.maxprocs = def;
+	if (s) {
+		int v = config_parse_maxprocs(s);
+		if (v < 0)
+			rt_printf(2, "gmp: GMPMAXPROCS=\"%s\": expected an integer from 1 to %d; "
+				  "using %d\n", s, GMP_MAXPROCS_LIMIT, def);
+		else
+			rt_cfg.maxprocs = v;
+	}
+	s = getenv("GMPDEBUG");
+	if (s)
+		parse_debug(s);
+	s = getenv("GMP_STATS");
+	if (s && *s)
+		rt_cfg.stats_path = s;
+}

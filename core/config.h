@@ -1,0 +1,34 @@
+/*
+ * core/config.h — settings read from the environment once at start-up.
+ *
+ *   GMPMAXPROCS=N     number of Ps (default: CPUs allowed by affinity and
+ *                     the cgroup CPU quota)
+ *   GMPDEBUG=k=v,...  schedtrace=MS   print a scheduler line every MS ms
+ *                     scheddetail=1   with schedtrace: every P, M and G
+ *   GMP_STATS=PATH    append run statistics to PATH at exit (gmprun)
+ *
+ * A malformed value is reported once on stderr, naming the variable and
+ * the accepted form, and the default is used.
+ */
+#ifndef GMP_CORE_CONFIG_H
+#define GMP_CORE_CONFIG_H
+
+#include <stdbool.h>
+
+#define GMP_MAXPROCS_LIMIT 1024
+
+struct rt_config {
+	int maxprocs;
+	int schedtrace_ms;	/* 0: off */
+	bool scheddetail;
+	const char *stats_path;	/* NULL: no statistics file */
+};
+
+extern struct rt_config rt_cfg;
+
+/* Parse the environment into rt_cfg. Must run with valid TLS (getenv). */
+void config_init(void);
+/* Parse one GMPMAXPROCS value: N in 1..GMP_MAXPROCS_LIMIT, else -1. */
+int config_parse_maxprocs(const char *s);
+
+#endif

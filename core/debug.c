@@ -1,0 +1,82 @@
+/*
+ * core/debug.c — schedtrace and statistics (see debug.h).
+ */
+#include "core/debug.h"
+#include "core/rt.h"
+#include "core/sched.h"
+
+static const char *const status_names[G_NSTATUS] = {
+	"idle", "runnable", "running", "syscall", "waiting", "dead",
+};
+
+void debug_stats(struct rt_stats *st)
+{
+	st->threads_created = ld_rlx(&sched.ncreated);
+	st->peak_live = ld_rlx(&sched.peaklive);
+	st->os_threads = sched_os_threads() + sysmon_running();
+	uint64_t sw = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++)
+		sw += sched.allp[i]->nswitch;
+	st->switches = sw;
+	st->steals = ld_rlx(&sched.nsteal);
+	st->gomaxprocs = sched.gomaxprocs;
+}
+
+void debug_schedtrace(bool detail)
+{
+	int64_t ms = (rt_nanotime() - sched.start_ns) / 1000000;
+	char line[1024];
+	int n;
+
+	rt_lock(&sched.lock);
+	int threads = 0, idle = sched.nmidle;
+	for (struct m *mp = sched.allm; mp; mp = mp->alllink)
+		threads++;
+	n = rt_snprintf(line, sizeof line,
+			"SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
+			"idlethreads=%d runqueue=%d gs=%ld [",
+			(long)ms, sched.gomaxprocs, ld_rlx(&sched.npidle), threads + sysmon_running(),
+			ld_rlx(&sched.nmspinning), idle, ld_rlx(&sched.runqsize),
+			(long)ld_rlx(&sched.nlive));
+	for (int i = 0; i < sched.gomaxprocs && n < (int)sizeof line - 16; i++)
+		n += rt_snprintf(line + n, sizeof line - (size_t)n, i ? " %u" : "%u",
+				 runq_len(sched.allp[i]));
+	if (n > (int)sizeof line - 3)
+		n = (int)sizeof line - 3;
+	line[n++] = ']';
+	line[n++] = '\n';
+	rt_write_all(2, line, (size_t)n);
+	if (!detail) {
+		rt_unlock(&sched.lock);
+		return;
+	}
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		struct m *mp = pp->m;
+		rt_printf(2, "  P%d: status=%u schedtick=%u m=%d runqsize=%u gfreecnt=%d timerslen=%u\n",
+			  pp->id, ld_rlx(&pp->status), pp->schedtick, mp ? mp->id : -1,
+			  runq_len(pp), pp->ngfree, timers_len(pp));
+	}
+	for (struct m *mp = sched.allm; mp; mp = mp->alllink) {
+		struct p *pp = mp->p;
+		struct g *cg = mp->curg;
+		rt_printf(2, "  M%d: p=%d curg=%d spinning=%s lockedg=%d tid=%d\n", mp->id,
+			  pp ? pp->id : -1, cg ? (int)cg->goid : -1,
+			  mp->spinning ? "true" : "false",
+			  mp->lockedg ? (int)mp->lockedg->goid : -1, mp->tid);
+	}
+	rt_unlock(&sched.lock);
+	uint32_t ng = g_count();
+	for (uint32_t i = 0; i < ng; i++) {
+		struct g *gp = g_by_index(i);
+		uint32_t st = g_status(gp);
+		if (st == G_IDLE || st == G_DEAD)
+			continue;
+		struct m *mp = gp->m;
+		rt_printf(2, "  G%lu: status=%u(%s%s%s) m=%d lockedm=%d name=%s\n",
+			  (unsigned long)gp->goid, st, status_names[st],
+			  st == G_WAITING ? " " : "",
+			  st == G_WAITING ? g_waitreason_names[gp->waitreason] : "",
+			  mp ? mp->id : -1, gp->lockedm ? gp->lockedm->id : -1, gp->name);
+	}
+}

@@ -1,0 +1,28 @@
+/*
+ * core/debug.h — what the runtime tells about itself: GMPDEBUG=schedtrace
+ * lines and the statistics gmprun --stats prints.
+ */
+#ifndef GMP_CORE_DEBUG_H
+#define GMP_CORE_DEBUG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One "SCHED ..." line on stderr, Go's format; with detail, one line per
+ * P, M and G after it. Called by sysmon (valid TLS, but uses no libc). */
+void debug_schedtrace(bool detail);
+
+struct rt_stats {
+	uint64_t threads_created;	/* Gs created (pthread_create) */
+	int64_t peak_live;		/* most Gs alive at once (main included) */
+	int os_threads;			/* OS threads the runtime started, + main */
+	uint64_t switches;		/* Gs switched in */
+	uint64_t steals;		/* Gs stolen from other Ps */
+	int gomaxprocs;
+};
+void debug_stats(struct rt_stats *st);
+
+/* sysmon.c */
+int sysmon_running(void);
+
+#endif

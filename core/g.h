@@ -1,0 +1,199 @@
+/*
+ * core/g.h — the G: one user thread.
+ *
+ * A G is type-stable: G structures are carved from slabs that are never
+ * freed, so a pointer to a G stays dereferenceable forever and its index
+ * (hence its fake kernel tid) is permanent. A dead G keeps its stack and
+ * TLS block and waits on a free list for reuse.
+ *
+ * Status is the lock on a G's stack and context. It changes only through
+ * g_casstatus, along the transitions below; the "by" column names the only
+ * code allowed to make each one.
+ *
+ *   from      to        by
+ *   IDLE      RUNNABLE  g_new (creator), before the G is published
+ *   DEAD      RUNNABLE  g_new reusing a dead G from a free list
+ *   RUNNABLE  RUNNING   sched_execute, on the M that took it off a queue
+ *   RUNNING   RUNNABLE  g_yield's g0 half (gosched), later preemption
+ *   RUNNING   WAITING   g_park's g0 half, after the G's context is saved
+ *   WAITING   RUNNABLE  g_ready (any thread), or g_park when unlockf fails
+ *   RUNNING   SYSCALL   (reserved for the syscall hand-off)
+ *   SYSCALL   RUNNING   (reserved)
+ *   RUNNING   DEAD      g_exit's g0 half
+ *
+ *   IDLE     never ran; no stack yet.
+ *   RUNNABLE on exactly one run queue (a P's runq/runnext or the global
+ *            queue), or being handed to a locked M. Not running; its
+ *            context is valid; the queue owns it. g->m is NULL.
+ *   RUNNING  running user code, or runtime code on its own stack, on g->m,
+ *            which holds a P. Its context is stale. Only this G (and g0
+ *            of g->m while switching) touch its stack.
+ *   WAITING  parked; on no run queue; context valid. Whoever will call
+ *            g_ready owns it: a timer, a join, a wait queue.
+ *   DEAD     exited. Context and stack unused. On a free list, or waiting
+ *            for pthread_join (then the joiner owns it).
+ */
+#ifndef GMP_CORE_G_H
+#define GMP_CORE_G_H
+
+#include "core/lock.h"
+#include "core/timer.h"
+
+#include <sched.h>
+#include <signal.h>
+
+enum g_status {
+	G_IDLE = 0,
+	G_RUNNABLE,
+	G_RUNNING,
+	G_SYSCALL,
+	G_WAITING,
+	G_DEAD,
+	G_NSTATUS
+};
+
+/* Why a G waits (g->waitreason); shown by schedtrace and later dumps. */
+enum g_waitreason {
+	WAIT_NONE = 0,
+	WAIT_SLEEP,
+	WAIT_JOIN,
+	WAIT_TEST,	/* unit tests */
+	WAIT_NREASON
+};
+extern const char *const g_waitreason_names[WAIT_NREASON];
+
+enum g_stack_kind {
+	STACK_NONE = 0,
+	STACK_ARENA,	/* default shape, carved from a shared arena */
+	STACK_MAPPED,	/* its own mapping (non-default size or guard) */
+	STACK_USER,	/* pthread_attr_setstack: the program's memory */
+	STACK_MAIN,	/* the process's initial stack (main G) */
+};
+
+/* A G's stack. Owned by the G while alive, by the free lists when dead. */
+struct gstack {
+	char *base;		/* lowest address, guard included */
+	size_t size;		/* usable bytes above the guard (TLS included) */
+	size_t guard;		/* guard bytes at base */
+	uint8_t kind;		/* enum g_stack_kind */
+	bool tls_ready;		/* a TCB at the top has had its DTV allocated */
+};
+
+#define G_MAGIC 0x47475f474d50ull	/* "PMG_GG": a live or dead G */
+
+/* g->flags */
+#define G_FLAG_MAIN	0x1	/* the process's initial thread */
+#define G_FLAG_LOCKED	0x2	/* PTHREAD_SCOPE_SYSTEM: runs only on lockedm */
+
+/* g->joiner value for a joiner that is not a G (it sleeps on exit_futex). */
+#define G_JOINER_FOREIGN ((struct g *)1)
+
+struct m;
+struct gmp_cleanup;
+
+struct g {
+	uint64_t magic;			/* G_MAGIC; constant */
+	uint32_t index;			/* slab index; constant */
+	uint32_t flags;			/* set by the creator before publishing */
+
+	/* --- scheduling ---------------------------------------------------- */
+	_Atomic uint32_t status;	/* enum g_status; see the table above */
+	struct gmp_ctx ctx;		/* valid unless RUNNING; see status */
+	/* The M running this G: set by sched_execute, cleared when the G
+	 * stops running. Read by the G itself to find its M. */
+	struct m *m;
+	/* Link on the global run queue or a free list; owned by the holder
+	 * of that list (its lock, or the owner P for p->gfree). */
+	struct g *schedlink;
+	struct m *lockedm;		/* set once by the creator (SCOPE_SYSTEM) */
+	uint64_t goid;			/* set by the creator */
+
+	/* --- stack and TLS: owned by the G while alive ------------------- */
+	struct gstack stack;
+	uintptr_t tcb;			/* thread pointer == pthread_t */
+
+	/* --- start and exit: written by the creator before publishing ---- */
+	void *(*start)(void *);
+	void *arg;
+	void *result;			/* written by the G before it dies */
+
+	/* --- join/detach: under lock ------------------------------------- */
+	struct rt_mutex lock;		/* rank: leaf */
+	bool detached;
+	bool exited;
+	struct g *joiner;		/* a G, G_JOINER_FOREIGN or NULL */
+	_Atomic uint32_t exit_futex;	/* 1 once exited; foreign joiners wait here */
+
+	/* --- waiting -------------------------------------------------------- */
+	uint8_t waitreason;		/* written by the G before parking */
+	void *waitobj;			/* what it waits on, for diagnostics */
+	/*
+	 * Wake-up arbitration for a park that several parties may end (an
+	 * event and a timeout): (seq << 1) | armed. The G arms it before
+	 * parking; every waker calls g_wake, and only the one whose CAS
+	 * clears `armed` for the right seq readies the G.
+	 */
+	_Atomic uint64_t wakeup;
+	struct timer timer;		/* sleeps and timed waits */
+
+	/* --- thread API state: owned by the running G -------------------- */
+	struct gmp_cleanup *cleanup;	/* pthread_cleanup_push chain */
+	/* The _Unwind_Exception of pthread_exit's forced unwind: it must
+	 * outlive the frames the unwind discards, so not on the stack. */
+	_Alignas(16) unsigned char unwind_exc[32];
+	sigset_t sigmask;		/* reserved: per-G signal mask */
+	int cancelstate, canceltype;	/* reserved: cancellation */
+	bool keys_used;			/* a key value was ever set */
+	int schedpolicy, schedprio;	/* stored scheduling attributes */
+	cpu_set_t *affinity;		/* stored affinity, NULL = inherit */
+	size_t affinity_size;
+	char name[16];
+
+	/* --- counters --------------------------------------------------------- */
+	uint64_t nrun;			/* times it was switched in */
+	int64_t runtime_ns;		/* time spent RUNNING, ns */
+	int64_t run_start;		/* when it was last switched in */
+};
+
+/* Word of the glibc TCB that points to the G owning it (tcbhead_t's
+ * unused_vgetcpu_cache[0] on glibc 2.36; zero in every TCB glibc makes).
+ * core/tls.c checks the layout before any G exists. */
+#define GMP_TCB_G_SLOT 0x38
+
+/* The G running on this thread, or NULL on a thread that is not a G (a
+ * foreign thread, sysmon). Never call from g0: there %fs names the last G
+ * that ran, not a running one. */
+static inline struct g *getg(void)
+{
+	return (struct g *)arch_tp_load(GMP_TCB_G_SLOT);
+}
+
+/* CAS the status from `from` to `to`; aborts on an illegal transition
+ * and spins while the status is not `from` (a concurrent owner finishing). */
+void g_casstatus(struct g *gp, uint32_t from, uint32_t to);
+static inline uint32_t g_status(struct g *gp)
+{
+	return ld_acq(&gp->status);
+}
+
+/* Allocate a never-used G structure (IDLE). Any context (TLS-free). */
+struct g *g_alloc(void);
+/* The G with slab index i, or NULL if none was ever allocated. */
+struct g *g_by_index(uint32_t i);
+/* Number of G structures ever allocated. */
+uint32_t g_count(void);
+
+/* Wake-up arbitration (see g->wakeup). g_arm returns the new seq. */
+uint64_t g_arm(struct g *gp);
+/* Claim the wake-up for `seq` (or for whatever seq is armed when seq is
+ * 0). Returns true if the caller must g_ready the G. */
+bool g_claim(struct g *gp, uint64_t seq);
+
+/* Fake kernel tids handed to glibc: unique per G, above PID_MAX_LIMIT. */
+#define GMP_TID_BASE (1u << 22)
+static inline int g_tid(struct g *gp)
+{
+	return (int)(GMP_TID_BASE + gp->index);
+}
+
+#endif

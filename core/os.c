@@ -1,0 +1,146 @@
+/*
+ * core/os.c — futexes, OS threads and machine facts for the core.
+ *
+ * The core never calls an interposable symbol that libgmp itself exports
+ * (pthread_create, nanosleep, ...): it would re-enter libgmp. The real libc
+ * functions are looked up here once with dlsym(RTLD_NEXT), which from
+ * libgmp (or from a test binary linking the core directly) finds libc's.
+ */
+#include "core/os.h"
+#include "core/rt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int (*os_clock_gettime)(clockid_t, struct timespec *);
+size_t os_pagesize = 4096;
+
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_pthread_attr_init)(pthread_attr_t *);
+static int (*real_pthread_attr_setstacksize)(pthread_attr_t *, size_t);
+static int (*real_pthread_attr_setdetachstate)(pthread_attr_t *, int);
+static int (*real_pthread_attr_destroy)(pthread_attr_t *);
+
+static void *must_resolve(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		rt_printf(2, "gmp: fatal: cannot resolve libc's %s\n", name);
+		rt_throw("os_init: libc symbol missing");
+	}
+	return p;
+}
+
+void os_init(void)
+{
+	if (os_clock_gettime)
+		return;
+	unsigned long ps = getauxval(AT_PAGESZ);
+	if (ps)
+		os_pagesize = ps;
+	real_pthread_create = must_resolve("pthread_create");
+	real_pthread_attr_init = must_resolve("pthread_attr_init");
+	real_pthread_attr_setstacksize = must_resolve("pthread_attr_setstacksize");
+	real_pthread_attr_setdetachstate = must_resolve("pthread_attr_setdetachstate");
+	real_pthread_attr_destroy = must_resolve("pthread_attr_destroy");
+	/* published last: its being set means the others are */
+	os_clock_gettime = must_resolve("clock_gettime");
+}
+
+int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int r;
+
+	real_pthread_attr_init(&a);
+	if (stacksize)
+		real_pthread_attr_setstacksize(&a, stacksize);
+	real_pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	r = real_pthread_create(&t, &a, fn, arg);
+	real_pthread_attr_destroy(&a);
+	return r;
+}
+
+int os_gettid(void)
+{
+	return (int)arch_syscall0(SYS_gettid);
+}
+
+int os_futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t rel_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	if (rel_ns >= 0) {
+		ts.tv_sec = rel_ns / 1000000000;
+		ts.tv_nsec = rel_ns % 1000000000;
+		tsp = &ts;
+	}
+	return (int)arch_syscall4(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tsp);
+}
+
+int os_futex_wake(_Atomic uint32_t *addr, int n)
+{
+	return (int)arch_syscall3(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n);
+}
+
+/* Read a small file into buf (NUL-terminated). Returns bytes read or -1. */
+static int read_small(const char *path, char *buf, size_t n)
+{
+	int fd = (int)arch_syscall3(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long r = arch_syscall3(SYS_read, fd, buf, n - 1);
+	arch_syscall1(SYS_close, fd);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	return (int)r;
+}
+
+/* CPU quota from cgroup v2 (cpu.max: "quota period" or "max period") or
+ * v1 (cfs_quota_us / cfs_period_us), rounded up; 0 when unlimited. */
+static int cgroup_cpu_limit(void)
+{
+	char buf[128];
+	long long quota = -1, period = 0;
+
+	if (read_small("/sys/fs/cgroup/cpu.max", buf, sizeof buf) > 0) {
+		if (strncmp(buf, "max", 3) == 0)
+			return 0;
+		char *end;
+		quota = strtoll(buf, &end, 10);
+		period = strtoll(end, NULL, 10);
+	} else if (read_small("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", buf, sizeof buf) > 0) {
+		quota = strtoll(buf, NULL, 10);
+		if (read_small("/sys/fs/cgroup/cpu/cpu.cfs_period_us", buf, sizeof buf) > 0)
+			period = strtoll(buf, NULL, 10);
+	}
+	if (quota <= 0 || period <= 0)
+		return 0;
+	return (int)((quota + period - 1) / period);
+}
+
+int os_ncpu(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (int)c : 1;
+	}
+	int lim = cgroup_cpu_limit();
+	if (lim > 0 && lim < n)
+		n = lim;
+	return n;
+}

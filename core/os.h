@@ -1,0 +1,42 @@
+/*
+ * core/os.h — the operating system as the core sees it: futexes, OS
+ * threads, CPU counts, and the libc entry points the core must reach
+ * without going through libgmp's own interposed symbols (rule 2 of
+ * DESIGN.md).
+ */
+#ifndef GMP_CORE_OS_H
+#define GMP_CORE_OS_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Resolve the libc functions below. Idempotent; called by rt_init before
+ * anything else and safe to call from any thread with valid TLS. */
+void os_init(void);
+
+/* libc's clock_gettime (vDSO-backed; never fails for the clocks we use). */
+extern int (*os_clock_gettime)(clockid_t, struct timespec *);
+
+/* Start a real glibc thread (an M or a runtime service thread) running
+ * fn(arg). Must be called with valid TLS (a G or a real thread, never g0).
+ * Returns 0 or an errno value. */
+int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize);
+
+/* Kernel thread id of the calling OS thread. */
+int os_gettid(void);
+
+/* Private futex operations on a 32-bit word. os_futex_wait returns 0 when
+ * woken (or spuriously), -ETIMEDOUT, -EAGAIN when *addr != val, -EINTR.
+ * rel_ns < 0 means no timeout. */
+int os_futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t rel_ns);
+int os_futex_wake(_Atomic uint32_t *addr, int n);
+
+/* CPUs the process may use: affinity mask, capped by the cgroup v2/v1 CPU
+ * quota (rounded up). At least 1. */
+int os_ncpu(void);
+
+/* Page size (4096 on x86-64 Linux; read once from the auxiliary vector). */
+extern size_t os_pagesize;
+
+#endif

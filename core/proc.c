@@ -1,0 +1,160 @@
+/*
+ * core/proc.c — G creation and retirement (see proc.h).
+ */
+#include "core/proc.h"
+#include "core/sched.h"
+#include "core/stack.h"
+#include "core/tls.h"
+
+#include <errno.h>
+
+/* The caller's P, or NULL when the caller is not a G (then the global
+ * caches are used). Not for g0. */
+static struct p *my_p(void)
+{
+	struct g *me = getg();
+	return me && me->m ? me->m->p : NULL;
+}
+
+static struct g *gfget_any(void)
+{
+	struct p *pp = my_p();
+	if (pp)
+		return gfget(pp);
+	rt_lock(&sched.gflock);
+	struct g *gp = sched.gfree;
+	if (gp) {
+		sched.gfree = gp->schedlink;
+		sched.ngfree--;
+	}
+	rt_unlock(&sched.gflock);
+	return gp;
+}
+
+static void gfput_any(struct g *gp)
+{
+	struct p *pp = my_p();
+	if (pp) {
+		gfput(pp, gp);
+		return;
+	}
+	if (gp->flags & G_FLAG_MAIN)
+		return;
+	rt_lock(&sched.gflock);
+	gp->schedlink = sched.gfree;
+	sched.gfree = gp;
+	sched.ngfree++;
+	rt_unlock(&sched.gflock);
+}
+
+/* Drop gp's current stack (and the TLS on it) for good. */
+static void stack_drop(struct g *gp)
+{
+	struct gstack *s = &gp->stack;
+	if (s->kind == STACK_MAPPED && s->tls_ready)
+		tls_release(tls_tp_for_top(stack_top(s)));
+	if (s->kind == STACK_ARENA || s->kind == STACK_MAPPED)
+		stack_free(s);
+	s->kind = STACK_NONE;
+	s->tls_ready = false;
+}
+
+/* Give gp a stack of the wanted shape with a ready TCB at its top. A
+ * dead G's stack is reused as it is when its shape fits. */
+static int stack_and_tls(struct g *gp, const struct g_spec *spec)
+{
+	struct gstack *s = &gp->stack;
+	int err;
+
+	if (spec->stackaddr) {
+		stack_drop(gp);
+		s->kind = STACK_USER;
+		s->base = spec->stackaddr;
+		s->size = spec->stacksize;
+		s->guard = 0;
+		s->tls_ready = false;
+	} else if ((s->kind != STACK_ARENA && s->kind != STACK_MAPPED) ||
+		   s->size != spec->stacksize || s->guard != spec->guardsize) {
+		stack_drop(gp);
+		err = stack_alloc(s, spec->stacksize, spec->guardsize);
+		if (err)
+			return err;
+	}
+	gp->tcb = tls_tp_for_top(stack_top(s));
+	err = tls_setup(gp, gp->tcb, s->base, s->size, s->guard, s->tls_ready);
+	if (err) {
+		if (s->kind == STACK_MAPPED)
+			stack_free(s);
+		s->kind = STACK_NONE;
+		return err;
+	}
+	if (s->kind != STACK_USER)
+		s->tls_ready = true;
+	return 0;
+}
+
+size_t proc_tls_block(void)
+{
+	return tls.block;
+}
+
+int proc_new(struct g **gpp, uint32_t *from, const struct g_spec *spec, void (*entry)(void *))
+{
+	struct g *gp = gfget_any();
+	*from = G_DEAD;
+	if (!gp) {
+		gp = g_alloc();
+		*from = G_IDLE;
+		if (!gp)
+			return EAGAIN;
+	}
+	int err = stack_and_tls(gp, spec);
+	if (err) {
+		proc_discard(gp, *from);
+		return err;
+	}
+	char *sp = (char *)(gp->tcb - (tls.block - tls.tcb_size));
+	gmp_ctx_init(&gp->ctx, sp, entry, gp);
+	*gpp = gp;
+	return 0;
+}
+
+void proc_start(struct g *gp, uint32_t from)
+{
+	int64_t live = xadd(&sched.nlive, 1) + 1;
+	xadd_rlx(&sched.ncreated, 1);
+	int64_t peak = ld_rlx(&sched.peaklive);
+	while (live > peak && !cas(&sched.peaklive, &peak, live))
+		;
+	g_casstatus(gp, from, G_RUNNABLE);
+	sched_newproc(gp);
+}
+
+void proc_discard(struct g *gp, uint32_t from)
+{
+	if (from == G_IDLE)
+		st_rlx(&gp->status, G_DEAD);
+	gp->detached = true;	/* reaped: never joinable */
+	gp->exited = true;
+	gp->joiner = NULL;
+	gfput_any(gp);
+}
+
+void proc_reap(struct g *gp)
+{
+	gp->detached = true;	/* a second join or detach gets EINVAL */
+	gp->joiner = NULL;
+	gfput_any(gp);
+}
+
+bool proc_exiting(struct g *gp)
+{
+	return xadd(&sched.nlive, -1) == 1;
+}
+
+_Noreturn void proc_exit(struct g *gp)
+{
+	if (gp->stack.kind == STACK_USER)
+		tls_release(gp->tcb);	/* the program owns that memory */
+	g_exit_switch();
+}

@@ -1,0 +1,46 @@
+/*
+ * core/proc.h — making and retiring Gs: a G structure (fresh or from the
+ * dead-G caches) with a stack of the requested shape, a ready TCB at its
+ * top, and a context that starts at an entry function. After Go's
+ * newproc/gfget/gfput.
+ */
+#ifndef GMP_CORE_PROC_H
+#define GMP_CORE_PROC_H
+
+#include "core/g.h"
+
+/* The stack a new G wants: the program's own memory (stackaddr != NULL,
+ * no guard), or a stack of stacksize usable bytes above guardsize guard
+ * bytes (page multiples). */
+struct g_spec {
+	void *stackaddr;
+	size_t stacksize;
+	size_t guardsize;
+};
+
+/*
+ * Get a G ready to start at entry(gp): status IDLE or DEAD, stack and TLS
+ * set up, context built; every other field as its last life left it (the
+ * caller resets what it owns). Valid TLS. Returns 0 or EAGAIN; *from gets
+ * the status to pass to proc_start.
+ */
+int proc_new(struct g **gpp, uint32_t *from, const struct g_spec *spec,
+	     void (*entry)(void *));
+/* Make gp (prepared by proc_new) runnable and count it as live. */
+void proc_start(struct g *gp, uint32_t from);
+/* proc_new failed after getting gp, or gp was never started: keep it. */
+void proc_discard(struct g *gp, uint32_t from);
+/* A dead G nobody needs any more (joined, or detached at exit). */
+void proc_reap(struct g *gp);
+
+/* The running G ends: returns true when it was the last live G (the
+ * caller then ends the process). Call after every destructor. */
+bool proc_exiting(struct g *gp);
+/* Finish a G whose TLS work is done: release program-owned TLS and switch
+ * away for good. */
+_Noreturn void proc_exit(struct g *gp);
+
+/* Bytes of static TLS + TCB at the top of every G stack. */
+size_t proc_tls_block(void);
+
+#endif

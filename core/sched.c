@@ -1,0 +1,777 @@
+/*
+ * core/sched.c — the scheduler loop: schedule, find_runnable, execute,
+ * parking and readying Gs, and handing Ps between Ms. Structure and names
+ * follow Go's runtime/proc.go (seed 001); read "Worker parking/unparking"
+ * in sched.h first.
+ *
+ * Everything named *_m or called from schedule() runs on g0 and is
+ * TLS-free (see sched.h).
+ */
+#include "core/sched.h"
+#include "core/netpoll.h"
+#include "core/os.h"
+
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+struct sched sched;
+
+/* M0 is the process's initial thread; the others come from m_alloc. */
+static struct m m0;
+
+#define G0_STACK_SIZE (256 * 1024)
+
+static _Noreturn void schedule(struct m *mp);
+
+/* --- P ownership ------------------------------------------------------- */
+
+static void acquirep(struct m *mp, struct p *pp)
+{
+	rt_assert(!mp->p, "acquirep: M already has a P");
+	rt_assert(!pp->m && ld_rlx(&pp->status) == P_IDLE, "acquirep: P not idle");
+	mp->p = pp;
+	pp->m = mp;
+	st_rel(&pp->status, P_RUNNING);
+}
+
+static struct p *releasep(struct m *mp)
+{
+	struct p *pp = mp->p;
+	rt_assert(pp && pp->m == mp, "releasep: M does not hold its P");
+	mp->p = NULL;
+	pp->m = NULL;
+	st_rel(&pp->status, P_IDLE);
+	return pp;
+}
+
+/* Caller holds sched.lock. */
+static void pidleput(struct p *pp)
+{
+	rt_assert(runq_empty(pp), "pidleput: P has a non-empty run queue");
+	pp->link = sched.pidle;
+	sched.pidle = pp;
+	xadd(&sched.npidle, 1);
+}
+
+/* Caller holds sched.lock. */
+static struct p *pidleget(void)
+{
+	struct p *pp = sched.pidle;
+	if (pp) {
+		sched.pidle = pp->link;
+		xadd(&sched.npidle, -1);
+	}
+	return pp;
+}
+
+/* Caller holds sched.lock. */
+static void mput(struct m *mp)
+{
+	mp->schedlink = sched.midle;
+	sched.midle = mp;
+	sched.nmidle++;
+}
+
+/* Caller holds sched.lock. */
+static struct m *mget(void)
+{
+	struct m *mp = sched.midle;
+	if (mp) {
+		sched.midle = mp->schedlink;
+		sched.nmidle--;
+	}
+	return mp;
+}
+
+static uint32_t m_rand(struct m *mp)
+{
+	/* xorshift64* */
+	uint64_t x = mp->rand;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	mp->rand = x;
+	return (uint32_t)((x * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+/* --- Ms ---------------------------------------------------------------- */
+
+static struct m *m_alloc(void)
+{
+	struct m *mp = rt_mmap(sizeof(struct m), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!mp)
+		rt_throw("m_alloc: out of memory");
+	mp->id = xadd(&sched.mcount, 1);
+	mp->rand = 0x9E3779B97F4A7C15ull * (uint64_t)(mp->id + 1);
+	rt_lock(&sched.lock);
+	mp->alllink = sched.allm;
+	sched.allm = mp;
+	rt_unlock(&sched.lock);
+	return mp;
+}
+
+/* Stop the M until someone hands it a P (m_start); then hold that P. */
+static void stopm(struct m *mp)
+{
+	rt_assert(!mp->p, "stopm: holding a P");
+	rt_assert(!mp->spinning, "stopm: spinning");
+	rt_lock(&sched.lock);
+	mput(mp);
+	rt_unlock(&sched.lock);
+	note_sleep(&mp->park);
+	note_clear(&mp->park);
+	acquirep(mp, mp->nextp);
+	mp->nextp = NULL;
+}
+
+void m_start(struct p *pp, bool spinning)
+{
+	rt_lock(&sched.lock);
+	if (!pp) {
+		rt_assert(!spinning, "m_start: spinning without a P");
+		pp = pidleget();
+		if (!pp) {
+			rt_unlock(&sched.lock);
+			return;
+		}
+	}
+	struct m *nmp = mget();
+	rt_unlock(&sched.lock);
+	if (!nmp) {
+		nmp = m_alloc();
+		nmp->spinning = spinning;
+		nmp->nextp = pp;
+		sysmon_spawn_m(nmp);
+		return;
+	}
+	rt_assert(!nmp->spinning && !nmp->p, "m_start: idle M in a bad state");
+	nmp->spinning = spinning;
+	nmp->nextp = pp;
+	note_wakeup(&nmp->park);
+}
+
+/* The M (mp) lost its right to keep pp (it is going to block or be
+ * dedicated to another G): give pp to someone who can use it. */
+static void handoffp(struct p *pp)
+{
+	if (!runq_empty(pp) || ld_rlx(&sched.runqsize) != 0) {
+		m_start(pp, false);
+		return;
+	}
+	if (ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) == 0 &&
+	    cas_val(&sched.nmspinning, 0, 1)) {
+		m_start(pp, true);
+		return;
+	}
+	rt_lock(&sched.lock);
+	if (ld_rlx(&sched.runqsize) != 0) {
+		rt_unlock(&sched.lock);
+		m_start(pp, false);
+		return;
+	}
+	/* the last running P, and nobody waits for timers: keep one M on it */
+	if (ld_rlx(&sched.npidle) == sched.gomaxprocs - 1 && ld_rlx(&sched.lastpoll) != 0) {
+		rt_unlock(&sched.lock);
+		m_start(pp, false);
+		return;
+	}
+	int64_t when = ld_rlx(&pp->timers.minwhen);
+	pidleput(pp);
+	rt_unlock(&sched.lock);
+	if (when)
+		sched_wake_netpoller(when);
+}
+
+void sched_wakep(void)
+{
+	if (ld_rlx(&sched.npidle) == 0 || ld_rlx(&sched.nmspinning) != 0 ||
+	    !cas_val(&sched.nmspinning, 0, 1))
+		return;
+	rt_lock(&sched.lock);
+	struct p *pp = pidleget();
+	if (!pp) {
+		xadd(&sched.nmspinning, -1);
+		rt_unlock(&sched.lock);
+		return;
+	}
+	rt_unlock(&sched.lock);
+	m_start(pp, true);
+}
+
+void sched_wake_netpoller(int64_t when)
+{
+	if (ld_acq(&sched.lastpoll) == 0) {
+		int64_t until = ld_acq(&sched.pollUntil);
+		if (until == 0 || until > when)
+			netpoll_break();
+	} else {
+		sched_wakep();
+	}
+}
+
+int64_t sched_timesleepuntil(void)
+{
+	int64_t next = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		int64_t w = ld_acq(&sched.allp[i]->timers.minwhen);
+		if (w && (next == 0 || w < next))
+			next = w;
+	}
+	return next;
+}
+
+/* --- locked Ms (PTHREAD_SCOPE_SYSTEM) ---------------------------------- */
+
+/* mp is dedicated to mp->lockedg, which is not runnable: give the P away
+ * and sleep until someone who dequeued lockedg hands us a P. */
+static void stoplockedm(struct m *mp)
+{
+	if (mp->p)
+		handoffp(releasep(mp));
+	note_sleep(&mp->park);
+	note_clear(&mp->park);
+	acquirep(mp, mp->nextp);
+	mp->nextp = NULL;
+}
+
+/* gp belongs to another M: hand it our P and stop. */
+static void startlockedm(struct m *mp, struct g *gp)
+{
+	struct m *lm = gp->lockedm;
+	rt_assert(lm != mp && lm->lockedg == gp, "startlockedm: inconsistent lock");
+	lm->nextp = releasep(mp);
+	note_wakeup(&lm->park);
+	stopm(mp);
+}
+
+/* --- finding work -------------------------------------------------------- */
+
+static void reset_spinning(struct m *mp)
+{
+	mp->spinning = false;
+	int32_t n = xadd(&sched.nmspinning, -1);
+	rt_assert(n > 0, "reset_spinning: negative nmspinning");
+	/* We were the spinning M and found work: maybe there is more. */
+	sched_wakep();
+}
+
+/*
+ * Try to steal a G from another P, running other Ps' due timers on the
+ * last pass. *pollUntil gets the earliest timer seen. Sets *newwork when
+ * timers made Gs runnable on our own P.
+ */
+static struct g *steal_work(struct m *mp, int64_t now, bool *inherit, bool *newwork,
+			    int64_t *pollUntil)
+{
+	struct p *pp = mp->p;
+	int n = sched.gomaxprocs;
+
+	*newwork = false;
+	for (int pass = 0; pass < 4; pass++) {
+		bool last = pass == 3;
+		uint32_t start = m_rand(mp) % (uint32_t)n;
+		for (int i = 0; i < n; i++) {
+			struct p *p2 = sched.allp[(start + (uint32_t)i) % (uint32_t)n];
+			if (p2 == pp)
+				continue;
+			if (last) {
+				int64_t w = timers_run(p2, pp, now);
+				if (w && (*pollUntil == 0 || w < *pollUntil))
+					*pollUntil = w;
+				if (!runq_empty(pp)) {
+					struct g *gp = runq_get(pp, inherit);
+					if (gp)
+						return gp;
+					*newwork = true;
+				}
+			}
+			if (ld_rlx(&p2->status) == P_IDLE)
+				continue;
+			struct g *gp = runq_steal(pp, p2, last);
+			if (gp) {
+				*inherit = false;
+				return gp;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* After dropping spinning: is there work on any P? Returns such a P. */
+static struct p *check_runqs_nop(void)
+{
+	for (int i = 0; i < sched.gomaxprocs; i++)
+		if (!runq_empty(sched.allp[i]))
+			return sched.allp[i];
+	return NULL;
+}
+
+/*
+ * Find a runnable G, blocking the M if there is none. Work sources in
+ * priority order, as in Go's findRunnable. Returns with mp holding a P.
+ */
+static struct g *find_runnable(struct m *mp, bool *inherit)
+{
+	struct g *gp;
+
+top:;
+	struct p *pp = mp->p;
+	int64_t now = rt_nanotime();
+	int64_t pollUntil = timers_run(pp, pp, now);
+
+	/* Fairness: now and then take one G from the global queue first. */
+	if (pp->schedtick % 61 == 0 && ld_rlx(&sched.runqsize) > 0) {
+		rt_lock(&sched.lock);
+		gp = globrunq_get_locked(pp, 1);
+		rt_unlock(&sched.lock);
+		if (gp) {
+			*inherit = false;
+			return gp;
+		}
+	}
+
+	/* local runq */
+	gp = runq_get(pp, inherit);
+	if (gp)
+		return gp;
+
+	/* global runq (our local queue is empty, so the batch fits) */
+	if (ld_rlx(&sched.runqsize) != 0) {
+		rt_lock(&sched.lock);
+		gp = globrunq_get_locked(pp, 0);
+		rt_unlock(&sched.lock);
+		if (gp) {
+			*inherit = false;
+			return gp;
+		}
+	}
+
+	/* Spinning Ms: steal work. Limit spinners to half the busy Ps. */
+	if (mp->spinning ||
+	    2 * ld_rlx(&sched.nmspinning) < sched.gomaxprocs - ld_rlx(&sched.npidle)) {
+		if (!mp->spinning) {
+			mp->spinning = true;
+			xadd(&sched.nmspinning, 1);
+		}
+		bool newwork;
+		gp = steal_work(mp, now, inherit, &newwork, &pollUntil);
+		if (gp)
+			return gp;
+		if (newwork)
+			goto top;
+	}
+
+	/* Nothing: release the P. Last look at the global queue under lock. */
+	rt_lock(&sched.lock);
+	if (ld_rlx(&sched.runqsize) != 0) {
+		gp = globrunq_get_locked(pp, 0);
+		rt_unlock(&sched.lock);
+		*inherit = false;
+		return gp;
+	}
+	releasep(mp);
+	pidleput(pp);
+	rt_unlock(&sched.lock);
+
+	/*
+	 * Delicate dance (Go's findRunnable): we stop spinning, then look at
+	 * every run queue again. A submitter publishes work, then checks
+	 * nmspinning; we decrement nmspinning, then check queues. The fence
+	 * orders our decrement before the loads.
+	 */
+	bool wasSpinning = mp->spinning;
+	if (mp->spinning) {
+		mp->spinning = false;
+		int32_t n = xadd(&sched.nmspinning, -1);
+		rt_assert(n > 0, "find_runnable: negative nmspinning");
+		fence_seq();
+		if (check_runqs_nop()) {
+			rt_lock(&sched.lock);
+			struct p *p2 = pidleget();
+			rt_unlock(&sched.lock);
+			if (p2) {
+				acquirep(mp, p2);
+				mp->spinning = true;
+				xadd(&sched.nmspinning, 1);
+				goto top;
+			}
+		}
+	}
+
+	/* Wait for the next timer, if we are the one to do it. */
+	int64_t next = sched_timesleepuntil();
+	if (next && (pollUntil == 0 || next < pollUntil))
+		pollUntil = next;
+	if (pollUntil != 0 && xchg(&sched.lastpoll, (int64_t)0) != 0) {
+		st_rel(&sched.pollUntil, pollUntil);
+		now = rt_nanotime();
+		if (pollUntil > now)
+			netpoll(pollUntil - now);
+		now = rt_nanotime();
+		st_rel(&sched.pollUntil, (int64_t)0);
+		st_rel(&sched.lastpoll, now);
+		rt_lock(&sched.lock);
+		struct p *p2 = pidleget();
+		rt_unlock(&sched.lock);
+		if (p2) {
+			acquirep(mp, p2);
+			if (wasSpinning) {
+				mp->spinning = true;
+				xadd(&sched.nmspinning, 1);
+			}
+			goto top;
+		}
+	} else if (pollUntil != 0) {
+		int64_t until = ld_acq(&sched.pollUntil);
+		if (until == 0 || until > pollUntil)
+			netpoll_break();
+	}
+	stopm(mp);
+	goto top;
+}
+
+/* --- running a G ---------------------------------------------------------- */
+
+static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
+{
+	struct p *pp = mp->p;
+
+	mp->curg = gp;
+	gp->m = mp;
+	g_casstatus(gp, G_RUNNABLE, G_RUNNING);
+	if (!inherit)
+		pp->schedtick++;
+	pp->nswitch++;
+	gp->nrun++;
+	gp->run_start = rt_nanotime();
+	uintptr_t fs = gp->tcb;
+	if (fs == mp->fs)
+		fs = 0;		/* already loaded: skip the expensive write */
+	else
+		mp->fs = fs;
+	gmp_ctx_gogo(&gp->ctx, fs);
+}
+
+static _Noreturn void schedule(struct m *mp)
+{
+top:
+	if (mp->lockedg) {
+		stoplockedm(mp);
+		execute(mp, mp->lockedg, false);
+	}
+	bool inherit = false;
+	struct g *gp = find_runnable(mp, &inherit);
+	if (mp->spinning)
+		reset_spinning(mp);
+	if (gp->lockedm && gp->lockedm != mp) {
+		startlockedm(mp, gp);
+		goto top;
+	}
+	execute(mp, gp, inherit);
+}
+
+/* The G leaves RUNNING on mp (on g0): account its time, detach it. */
+static void dropg(struct m *mp, struct g *gp)
+{
+	gp->runtime_ns += rt_nanotime() - gp->run_start;
+	mp->curg = NULL;
+	gp->m = NULL;
+}
+
+static void park_m(void *arg)
+{
+	struct g *gp = arg;
+	struct m *mp = gp->m;
+
+	g_casstatus(gp, G_RUNNING, G_WAITING);
+	dropg(mp, gp);
+	bool (*fn)(struct m *, struct g *, void *) = mp->waitunlockf;
+	if (fn) {
+		void *lk = mp->waitlock;
+		mp->waitunlockf = NULL;
+		mp->waitlock = NULL;
+		if (!fn(mp, gp, lk)) {
+			g_casstatus(gp, G_WAITING, G_RUNNABLE);
+			execute(mp, gp, true);
+		}
+	}
+	schedule(mp);
+}
+
+void g_park(bool (*unlockf)(struct m *, struct g *, void *), void *arg, uint8_t reason)
+{
+	struct g *gp = getg();
+	struct m *mp = gp->m;
+
+	mp->waitunlockf = unlockf;
+	mp->waitlock = arg;
+	gp->waitreason = reason;
+	gmp_ctx_mcall(&gp->ctx, mp->g0_top, park_m, gp);
+	/* running again, maybe on another M: mp is stale */
+	gp->waitreason = WAIT_NONE;
+	gp->waitobj = NULL;
+}
+
+void g_ready(struct g *gp, struct p *pp, bool next)
+{
+	g_casstatus(gp, G_WAITING, G_RUNNABLE);
+	if (pp) {
+		runq_put(pp, gp, next);
+	} else {
+		rt_lock(&sched.lock);
+		globrunq_put_locked(gp);
+		rt_unlock(&sched.lock);
+	}
+	sched_wakep();
+}
+
+void g_ready_any(struct g *gp)
+{
+	struct g *me = getg();
+	if (me && me->m)
+		g_ready(gp, me->m->p, true);
+	else
+		g_ready(gp, NULL, false);
+}
+
+void sched_newproc(struct g *gp)
+{
+	struct g *me = getg();
+	if (me && me->m) {
+		runq_put(me->m->p, gp, true);
+	} else {
+		rt_lock(&sched.lock);
+		globrunq_put_locked(gp);
+		rt_unlock(&sched.lock);
+	}
+	sched_wakep();
+}
+
+static void gosched_m(void *arg)
+{
+	struct g *gp = arg;
+	struct m *mp = gp->m;
+
+	g_casstatus(gp, G_RUNNING, G_RUNNABLE);
+	dropg(mp, gp);
+	rt_lock(&sched.lock);
+	globrunq_put_locked(gp);
+	rt_unlock(&sched.lock);
+	schedule(mp);
+}
+
+void g_yield(void)
+{
+	struct g *gp = getg();
+	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, gosched_m, gp);
+}
+
+/* --- sleeping --------------------------------------------------------------- */
+
+static void sleep_fire(void *arg, uint64_t seq, struct p *pp)
+{
+	struct g *gp = arg;
+	if (g_claim(gp, seq))
+		g_ready(gp, pp, true);
+}
+
+static bool sleep_unlock(struct m *mp, struct g *gp, void *arg)
+{
+	timer_add(&gp->timer, mp->p);
+	return true;
+}
+
+void g_sleep_until(int64_t when)
+{
+	struct g *gp = getg();
+
+	gp->timer.when = when;
+	gp->timer.f = sleep_fire;
+	gp->timer.arg = gp;
+	gp->timer.seq = g_arm(gp);
+	g_park(sleep_unlock, NULL, WAIT_SLEEP);
+}
+
+/* --- exit ---------------------------------------------------------------------- */
+
+static void goexit0(void *arg)
+{
+	struct g *gp = arg;
+	struct m *mp = gp->m;
+	struct p *pp = mp->p;
+
+	g_casstatus(gp, G_RUNNING, G_DEAD);
+	dropg(mp, gp);
+	if (gp->lockedm) {
+		/* the dedicated M becomes an ordinary one */
+		mp->lockedg = NULL;
+		gp->lockedm = NULL;
+	}
+	rt_lock(&gp->lock);
+	gp->exited = true;
+	st_rel(&gp->exit_futex, 1u);
+	struct g *joiner = gp->joiner;
+	bool detached = gp->detached;
+	rt_unlock(&gp->lock);
+	/* From here on gp belongs to its joiner (or to the free list). */
+	if (detached)
+		gfput(pp, gp);
+	else if (joiner == G_JOINER_FOREIGN)
+		os_futex_wake(&gp->exit_futex, INT_MAX);
+	else if (joiner && g_claim(joiner, 0))
+		g_ready(joiner, pp, true);
+	schedule(mp);
+}
+
+_Noreturn void g_exit_switch(void)
+{
+	struct g *gp = getg();
+	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, goexit0, gp);
+	__builtin_unreachable();
+}
+
+/* --- dead G caches ------------------------------------------------------------ */
+
+void gfput(struct p *pp, struct g *gp)
+{
+	if (gp->flags & G_FLAG_MAIN)
+		return;		/* the initial thread's TCB is glibc's: never reuse */
+	gp->schedlink = pp->gfree;
+	pp->gfree = gp;
+	if (++pp->ngfree < GFREE_LOCAL_MAX)
+		return;
+	/* move half to the global list */
+	struct g *head = NULL, *tail = NULL;
+	int n = 0;
+	while (pp->ngfree > GFREE_LOCAL_MAX / 2) {
+		struct g *g1 = pp->gfree;
+		pp->gfree = g1->schedlink;
+		pp->ngfree--;
+		g1->schedlink = head;
+		head = g1;
+		if (!tail)
+			tail = g1;
+		n++;
+	}
+	rt_lock(&sched.gflock);
+	tail->schedlink = sched.gfree;
+	sched.gfree = head;
+	sched.ngfree += n;
+	rt_unlock(&sched.gflock);
+}
+
+struct g *gfget(struct p *pp)
+{
+	if (!pp->gfree && ld_rlx((_Atomic int *)&sched.ngfree) != 0) {
+		rt_lock(&sched.gflock);
+		while (pp->ngfree < GFREE_LOCAL_MAX / 2 && sched.gfree) {
+			struct g *g1 = sched.gfree;
+			sched.gfree = g1->schedlink;
+			sched.ngfree--;
+			g1->schedlink = pp->gfree;
+			pp->gfree = g1;
+			pp->ngfree++;
+		}
+		rt_unlock(&sched.gflock);
+	}
+	struct g *gp = pp->gfree;
+	if (gp) {
+		pp->gfree = gp->schedlink;
+		pp->ngfree--;
+	}
+	return gp;
+}
+
+/* --- setup --------------------------------------------------------------------- */
+
+static void *alloc_g0_stack(void)
+{
+	size_t guard = os_pagesize;
+	char *s = rt_mmap(G0_STACK_SIZE + guard, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK);
+	if (!s)
+		rt_throw("sched_init: cannot map a scheduler stack");
+	arch_syscall3(SYS_mprotect, s, guard, PROT_NONE);
+	return (void *)(((uintptr_t)s + G0_STACK_SIZE + guard - 64) & ~(uintptr_t)15);
+}
+
+void sched_init(int nprocs, struct g *maing)
+{
+	sched.gomaxprocs = nprocs;
+	sched.start_ns = rt_nanotime();
+	st_rlx(&sched.lastpoll, sched.start_ns);
+	sched.allp = rt_mmap((size_t)nprocs * sizeof(struct p *), PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!sched.allp)
+		rt_throw("sched_init: out of memory");
+	for (int i = 0; i < nprocs; i++) {
+		struct p *pp = rt_mmap(sizeof(struct p), PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS);
+		if (!pp)
+			rt_throw("sched_init: out of memory");
+		pp->id = i;
+		sched.allp[i] = pp;
+	}
+	for (int i = nprocs - 1; i >= 1; i--)
+		pidleput(sched.allp[i]);
+
+	m0.id = xadd(&sched.mcount, 1);
+	m0.tid = os_gettid();
+	m0.rand = 0x853C49E6748FEA9Bull;
+	m0.g0_top = alloc_g0_stack();
+	sched.allm = &m0;
+	acquirep(&m0, sched.allp[0]);
+
+	g_casstatus(maing, G_IDLE, G_RUNNABLE);
+	g_casstatus(maing, G_RUNNABLE, G_RUNNING);
+	maing->m = &m0;
+	maing->run_start = rt_nanotime();
+	m0.curg = maing;
+	m0.fs = maing->tcb;
+	st_rlx(&sched.nlive, 1);
+	st_rlx(&sched.peaklive, 1);
+}
+
+void *m_main(void *arg)
+{
+	struct m *mp = arg;
+
+	mp->tid = os_gettid();
+	/* This thread's own stack is the scheduler stack: everything above
+	 * this frame is abandoned once schedule() runs. */
+	mp->g0_top = (void *)(((uintptr_t)arch_stack_pointer() - 256) & ~(uintptr_t)15);
+	mp->fs = arch_tp();
+	if (mp->nextp) {
+		acquirep(mp, mp->nextp);
+		mp->nextp = NULL;
+	}
+	schedule(mp);
+}
+
+int m_new_locked(struct g *gp)
+{
+	struct m *mp = m_alloc();
+	mp->lockedg = gp;
+	gp->lockedm = mp;
+	int err = os_thread_start(m_main, mp, G0_STACK_SIZE);
+	if (err) {
+		mp->lockedg = NULL;
+		gp->lockedm = NULL;
+		/* the struct stays on allm as an M that never ran */
+		return err;
+	}
+	return 0;
+}
+
+int sched_os_threads(void)
+{
+	int n = 0;
+	rt_lock(&sched.lock);
+	for (struct m *mp = sched.allm; mp; mp = mp->alllink)
+		if (mp->tid)
+			n++;
+	rt_unlock(&sched.lock);
+	return n;
+}

@@ -1,0 +1,233 @@
+/*
+ * core/sched.h — M, P and the scheduler.
+ *
+ * Glossary (seed 001): a G is a user thread, an M an OS thread, a P the
+ * right to run user code. An M runs a G only while it holds a P; there are
+ * GMPMAXPROCS Ps. Every M has a scheduler stack, g0, on which schedule()
+ * and the second half of every switch run. Code on g0 is TLS-free: %fs
+ * still names the last G that ran there (switching it costs ~1-4 us on
+ * the machines this was measured on, so it is written once per switch, on
+ * the way into the next G). g0 code must not touch errno, malloc, stdio or
+ * any libc function that does; it gets its M as an argument, never from
+ * getg().
+ *
+ * Lock order (acquire left to right; never the reverse):
+ *   sched.lock  <  timers.lock (one P's heap at a time)  <  g->lock
+ *   stack/slab locks are leaves, as is the dl_stack_cache_lock of glibc.
+ * sched.lock and timers.lock are taken on g0 or on a G that will not park
+ * while holding them.
+ *
+ * "Worker parking/unparking" (after Go's proc.go): a thread that makes
+ * work runnable (runq_put, timer add, g_ready) then calls sched_wakep,
+ * which starts a spinning M if there is an idle P and no spinning M. A
+ * spinning M that finds nothing must, after decrementing nmspinning,
+ * look at every run queue once more (StoreLoad: the submitter publishes
+ * work, then reads nmspinning; the spinner decrements nmspinning, then
+ * reads the queues) so that one of the two always sees the other.
+ */
+#ifndef GMP_CORE_SCHED_H
+#define GMP_CORE_SCHED_H
+
+#include "core/g.h"
+#include "core/lock.h"
+#include "core/timer.h"
+
+#define RUNQ_SIZE 256
+#define GFREE_LOCAL_MAX 64
+
+enum p_status {
+	P_IDLE = 0,	/* on the idle list, or being handed to an M */
+	P_RUNNING,	/* held by p->m, which runs Gs or the scheduler */
+	P_SYSCALL,	/* reserved: its M is in a syscall */
+	P_STOP,		/* reserved: stopped for stop-the-world */
+};
+
+struct p {
+	int id;				/* constant */
+	/* Written only by the M that owns the P (or takes it from the idle
+	 * list under sched.lock); read racily by others for stealing. */
+	_Atomic uint32_t status;
+	struct m *m;			/* owner M; under the same rule */
+	uint32_t schedtick;		/* owner only: Gs started */
+	uint32_t syscalltick;		/* reserved */
+
+	/* Local run queue: a single-producer (the owner), multi-consumer
+	 * ring. The owner writes tail and slots; anyone may CAS head to take
+	 * Gs. runnext: the owner sets it; others may CAS it to NULL. */
+	_Atomic uint32_t runqhead;
+	_Atomic uint32_t runqtail;
+	_Atomic(struct g *) runq[RUNQ_SIZE];
+	_Atomic(struct g *) runnext;
+
+	struct timers timers;
+
+	/* Dead Gs (with their stacks and TLS), owner only. */
+	struct g *gfree;
+	int ngfree;
+
+	struct p *link;			/* idle list; under sched.lock */
+
+	/* counters, owner only (read racily by schedtrace) */
+	uint64_t nsteal;		/* Gs this P stole */
+	uint64_t nswitch;		/* Gs started */
+};
+
+struct m {
+	int id;				/* constant */
+	int tid;			/* kernel tid; set by the M at start */
+	/* Scheduler stack top (16-aligned): where gmp_ctx_mcall lands. */
+	void *g0_top;
+	struct g *curg;			/* G running on this M; owner M only */
+	struct p *p;			/* P held; owner M only (see sched.h) */
+	/* P handed to this M by whoever woke it; written before note_wakeup,
+	 * read by the M after note_sleep. */
+	struct p *nextp;
+	bool spinning;			/* looking for work; owner, or set before wake */
+	struct note park;		/* sleeps here when idle */
+	struct m *schedlink;		/* idle M list; under sched.lock */
+	struct m *alllink;		/* all Ms; append-only */
+	uintptr_t fs;			/* thread pointer loaded now; owner only */
+	/* The G this M is dedicated to (SCOPE_SYSTEM) and only runs. */
+	struct g *lockedg;
+	/* g_park hand-off to the g0 half; owner only. */
+	bool (*waitunlockf)(struct m *mp, struct g *gp, void *arg);
+	void *waitlock;
+	uint64_t rand;			/* owner only */
+	_Atomic(struct m *) spawnlink;	/* pending OS-thread creation */
+};
+
+struct sched {
+	struct rt_mutex lock;
+
+	/* Idle Ms and Ps; under lock. */
+	struct m *midle;
+	int nmidle;
+	struct p *pidle;
+	_Atomic int32_t npidle;
+	_Atomic int32_t nmspinning;
+
+	/* Global run queue: FIFO linked through g->schedlink; under lock.
+	 * runqsize is also read without the lock as a hint. */
+	struct g *runqhead, *runqtail;
+	_Atomic int32_t runqsize;
+
+	/* Dead Gs beyond the per-P caches; under gflock. */
+	struct rt_mutex gflock;
+	struct g *gfree;
+	int ngfree;
+
+	/* Netpoll/timer waiting (see core/netpoll.c): lastpoll is 0 while an
+	 * M blocks in netpoll, otherwise the time of the last poll. pollUntil
+	 * is when that blocked M will wake on its own. */
+	_Atomic int64_t lastpoll;
+	_Atomic int64_t pollUntil;
+
+	struct m *allm;			/* under lock (append) */
+	_Atomic int32_t mcount;		/* Ms ever created */
+	struct p **allp;		/* constant after init */
+	int gomaxprocs;			/* constant after init */
+
+	_Atomic int64_t nlive;		/* Gs created and not yet exited */
+	_Atomic uint64_t goidgen;
+
+	/* statistics (relaxed atomics) */
+	_Atomic uint64_t ncreated;
+	_Atomic int64_t peaklive;
+	_Atomic uint64_t nsteal;
+	_Atomic uint64_t nswitch;
+	int64_t start_ns;
+};
+
+extern struct sched sched;
+
+/* --- setup --------------------------------------------------------------- */
+
+/* Create the Ps and make the calling thread M0 running `maing` (which
+ * already has its TCB). Called once. */
+void sched_init(int nprocs, struct g *maing);
+/* Start the runtime's service thread (sysmon) if it is not running. Must
+ * be called from a G (valid TLS). Returns 0 or an errno value. */
+int sched_start(void);
+
+/* --- run queues (core/runq.c) ---------------------------------------------- */
+
+/* Owner P only. Put gp on pp's local queue (in runnext if next). */
+void runq_put(struct p *pp, struct g *gp, bool next);
+/* Owner P only. Take a G; *inherit is true for runnext. */
+struct g *runq_get(struct p *pp, bool *inherit);
+/* Owner P of pp. Steal about half of p2's queue into pp's; return one G
+ * to run, or NULL. Takes runnext too when stealnext. */
+struct g *runq_steal(struct p *pp, struct p *p2, bool stealnext);
+/* Racy emptiness check of a P's queue (runnext included). */
+bool runq_empty(struct p *pp);
+uint32_t runq_len(struct p *pp);
+/* Global queue; caller holds sched.lock. */
+void globrunq_put_locked(struct g *gp);
+void globrunq_putbatch_locked(struct g *head, struct g *tail, int n);
+struct g *globrunq_get_locked(struct p *pp, int max);
+
+/* --- G life ------------------------------------------------------------------- */
+
+/* Owner P only (pp held by the caller). Take a dead G from pp's cache or
+ * the global one; NULL if none. */
+struct g *gfget(struct p *pp);
+/* Put a dead G (with its stack) on pp's cache. Owner P only. */
+void gfput(struct p *pp, struct g *gp);
+
+/* Make a new RUNNABLE G runnable from a G (its own P's runnext) or from a
+ * thread that is not a G (global queue), and wake an M for it. */
+void sched_newproc(struct g *gp);
+
+/* --- parking (core/sched.c) --------------------------------------------------- */
+
+/*
+ * Park the calling G. On g0, after its context is saved and its status is
+ * WAITING, unlockf(m, gp, arg) runs: it publishes the G to whoever will
+ * wake it and drops the lock that kept wakers away. If it returns false
+ * the park is cancelled and the G resumes at once. Returns when the G has
+ * been readied and runs again (possibly on another M).
+ */
+void g_park(bool (*unlockf)(struct m *mp, struct g *gp, void *arg), void *arg, uint8_t reason);
+/* Make a WAITING G runnable. pp is the P held by the caller (the G goes
+ * to its runnext when next), or NULL for a caller without a P (global
+ * queue). Never runs gp on the caller's stack. */
+void g_ready(struct g *gp, struct p *pp, bool next);
+/* g_ready from a caller that does not know whether it holds a P: a G uses
+ * its own P, anything else the global queue. Not for g0. */
+void g_ready_any(struct g *gp);
+/* Put the calling G at the back of the global queue and run others. */
+void g_yield(void);
+/* Sleep the calling G until CLOCK_MONOTONIC reaches `when` (ns). */
+void g_sleep_until(int64_t when);
+/* The calling G is done: switch away for good. The caller has already run
+ * every destructor and released its TLS state. */
+_Noreturn void g_exit_switch(void);
+
+/* Wake an M to run Gs if a P is idle and nobody is spinning. Any thread
+ * with or without a P; TLS-free. */
+void sched_wakep(void);
+/* A timer was added that is the new earliest on its P: make sure some M
+ * will wake for it. TLS-free. */
+void sched_wake_netpoller(int64_t when);
+/* Earliest pending timer over all Ps, or 0. */
+int64_t sched_timesleepuntil(void);
+
+/* --- Ms ---------------------------------------------------------------------------- */
+
+/* Give an M the P pp (idle M, else a new one) and wake it. TLS-free. */
+void m_start(struct p *pp, bool spinning);
+/* A dedicated M for gp (SCOPE_SYSTEM). Must run on a G. Returns 0 or
+ * EAGAIN. */
+int m_new_locked(struct g *gp);
+
+/* sysmon.c: ask the service thread to create the OS thread of mp. */
+void sysmon_spawn_m(struct m *mp);
+/* The OS-thread body of every M but M0. */
+void *m_main(void *arg);
+
+/* --- introspection --------------------------------------------------------------- */
+
+/* Live OS threads libgmp runs (Ms + service threads), for stats. */
+int sched_os_threads(void);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * core/stack.c — stack arenas and guard pages (see stack.h).
+ */
+#include "core/stack.h"
+#include "core/os.h"
+#include "core/tls.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
+
+#define ARENA_SLOTS 256
+#define MINIMAL_REST_STACK 2048
+
+static size_t default_size;		/* constant after stack_init */
+static size_t default_guard;
+
+/*
+ * Arena state, under lock. `cur` is the arena being carved, `next` the
+ * index of its next unused slot. Freed default-shape stacks whose G was
+ * reused for another shape wait on `free` (linked through a spare word of
+ * the TCB at their top, which is always resident).
+ */
+static struct rt_mutex lock;		/* leaf */
+static char *cur;
+static uint32_t next = ARENA_SLOTS;
+static char *freelist;			/* slot bases */
+static _Atomic int guard_mode;		/* 0 unknown, 1 madvise, 2 mprotect */
+static uint64_t narenas, nslots;
+
+#define FREE_LINK_SLOT 0x40	/* tcbhead_t's unused_vgetcpu_cache[1] */
+
+void stack_init(void)
+{
+	struct rlimit rl;
+	size_t size = 2 * 1024 * 1024;	/* glibc's ARCH_STACK_DEFAULT_SIZE */
+
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		size = rl.rlim_cur;
+	if (size < (size_t)PTHREAD_STACK_MIN)
+		size = PTHREAD_STACK_MIN;
+	size = (size + os_pagesize - 1) & ~(os_pagesize - 1);
+	default_size = size;
+	default_guard = os_pagesize;
+}
+
+size_t stack_default_size(void)
+{
+	return default_size;
+}
+
+static size_t slot_bytes(void)
+{
+	return default_guard + default_size;
+}
+
+/* Install a guard of len bytes at p. Returns 0 or -errno. */
+static int guard_install(char *p, size_t len)
+{
+	if (len == 0)
+		return 0;
+	int mode = ld_rlx(&guard_mode);
+	if (mode != 2) {
+		long r = arch_syscall3(SYS_madvise, p, len, MADV_GUARD_INSTALL);
+		if (r == 0) {
+			st_rlx(&guard_mode, 1);
+			return 0;
+		}
+		if (r != -EINVAL || mode == 1)
+			return (int)r;
+		st_rlx(&guard_mode, 2);	/* kernel without guard regions */
+	}
+	return (int)arch_syscall3(SYS_mprotect, p, len, PROT_NONE);
+}
+
+static int arena_slot(struct gstack *s)
+{
+	rt_lock(&lock);
+	if (freelist) {
+		char *base = freelist;
+		uintptr_t tp = tls_tp_for_top(base + slot_bytes());
+		freelist = *(char **)(tp + FREE_LINK_SLOT);
+		*(char **)(tp + FREE_LINK_SLOT) = NULL;
+		rt_unlock(&lock);
+		s->base = base;
+		s->tls_ready = true;
+		return 0;
+	}
+	if (next == ARENA_SLOTS) {
+		size_t len = slot_bytes() * ARENA_SLOTS;
+		char *a = rt_mmap(len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK);
+		if (!a) {
+			rt_unlock(&lock);
+			return EAGAIN;
+		}
+		arch_syscall3(SYS_madvise, a, len, MADV_NOHUGEPAGE);
+		cur = a;
+		next = 0;
+		narenas++;
+	}
+	char *base = cur + (size_t)next * slot_bytes();
+	if (guard_install(base, default_guard) != 0) {
+		rt_unlock(&lock);
+		return EAGAIN;
+	}
+	next++;
+	nslots++;
+	rt_unlock(&lock);
+	s->base = base;
+	s->tls_ready = false;
+	return 0;
+}
+
+static int mapped_stack(struct gstack *s, size_t size, size_t guard)
+{
+	char *p = rt_mmap(size + guard, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK);
+	if (!p)
+		return EAGAIN;
+	if (guard_install(p, guard) != 0) {
+		rt_munmap(p, size + guard);
+		return EAGAIN;
+	}
+	s->base = p;
+	s->tls_ready = false;
+	return 0;
+}
+
+int stack_alloc(struct gstack *s, size_t size, size_t guard)
+{
+	int err;
+	if (size == default_size && guard == default_guard) {
+		err = arena_slot(s);
+		s->kind = STACK_ARENA;
+	} else {
+		err = mapped_stack(s, size, guard);
+		s->kind = STACK_MAPPED;
+	}
+	if (err) {
+		s->kind = STACK_NONE;
+		return err;
+	}
+	s->size = size;
+	s->guard = guard;
+	return 0;
+}
+
+void stack_free(struct gstack *s)
+{
+	switch (s->kind) {
+	case STACK_ARENA:
+		if (s->tls_ready) {
+			uintptr_t tp = tls_tp_for_top(stack_top(s));
+			rt_lock(&lock);
+			*(char **)(tp + FREE_LINK_SLOT) = freelist;
+			freelist = s->base;
+			rt_unlock(&lock);
+		}
+		/* A slot whose TCB was never set up only happens when setting
+		 * it up failed for lack of memory; it holds no memory of its
+		 * own (MAP_NORESERVE) and is left unused. */
+		break;
+	case STACK_MAPPED:
+		rt_munmap(s->base, s->size + s->guard);
+		break;
+	default:
+		break;
+	}
+	s->kind = STACK_NONE;
+	s->base = NULL;
+	s->tls_ready = false;
+}
+
+void stack_stats(uint64_t *arenas, uint64_t *slots)
+{
+	rt_lock(&lock);
+	*arenas = narenas;
+	*slots = nslots;
+	rt_unlock(&lock);
+}

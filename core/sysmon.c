@@ -1,0 +1,97 @@
+/*
+ * core/sysmon.c — the runtime's service thread.
+ *
+ * A real glibc thread without a P. It starts the OS threads of new Ms
+ * (m_start runs on g0, where glibc's pthread_create must not be called),
+ * prints GMPDEBUG=schedtrace lines, and is where retaking Ps from blocked
+ * Ms and preemption will live.
+ */
+#include "core/config.h"
+#include "core/debug.h"
+#include "core/os.h"
+#include "core/sched.h"
+
+static struct note sysmon_note;
+static _Atomic(struct m *) spawnq;	/* Ms waiting for an OS thread */
+static _Atomic int started;
+
+void sysmon_spawn_m(struct m *mp)
+{
+	struct m *head = ld_rlx(&spawnq);
+	do
+		st_rlx(&mp->spawnlink, head);
+	while (!cas(&spawnq, &head, mp));
+	note_wakeup(&sysmon_note);
+}
+
+/* The thread for mp could not be created: give its P back. */
+static void spawn_failed(struct m *mp, int err)
+{
+	static _Atomic int warned;
+	if (!xchg(&warned, 1))
+		rt_printf(2, "gmp: warning: cannot create an OS thread for a processor "
+			  "(error %d); running with fewer threads\n", err);
+	struct p *pp = mp->nextp;
+	mp->nextp = NULL;
+	if (mp->spinning) {
+		mp->spinning = false;
+		xadd(&sched.nmspinning, -1);
+	}
+	if (pp) {
+		rt_lock(&sched.lock);
+		pp->link = sched.pidle;
+		sched.pidle = pp;
+		xadd(&sched.npidle, 1);
+		rt_unlock(&sched.lock);
+	}
+}
+
+static void serve_spawns(void)
+{
+	struct m *mp = xchg(&spawnq, (struct m *)NULL);
+	while (mp) {
+		struct m *next = ld_rlx(&mp->spawnlink);
+		int err = os_thread_start(m_main, mp, 256 * 1024);
+		if (err)
+			spawn_failed(mp, err);
+		mp = next;
+	}
+}
+
+static void *sysmon_main(void *arg)
+{
+	int64_t period = (int64_t)rt_cfg.schedtrace_ms * 1000000;
+	int64_t next_trace = period ? rt_nanotime() + period : 0;
+
+	for (;;) {
+		note_clear(&sysmon_note);
+		serve_spawns();
+		int64_t now = rt_nanotime();
+		if (next_trace && now >= next_trace) {
+			debug_schedtrace(rt_cfg.scheddetail);
+			next_trace += period;
+			if (next_trace < now)
+				next_trace = now + period;
+		}
+		note_tsleep(&sysmon_note, next_trace ? next_trace - now : -1);
+	}
+	return NULL;
+}
+
+int sched_start(void)
+{
+	if (ld_acq(&started))
+		return 0;
+	int expect = 0;
+	if (!cas(&started, &expect, 1))
+		return 0;
+	int err = os_thread_start(sysmon_main, NULL, 256 * 1024);
+	if (err)
+		st_rel(&started, 0);
+	return err;
+}
+
+int sysmon_running(void)
+{
+	return ld_acq(&started);
+}

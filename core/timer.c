@@ -1,0 +1,157 @@
+/*
+ * core/timer.c — per-P 4-ary timer heaps (see timer.h). The heap array is
+ * grown with mremap so that no path here allocates through libc: timers
+ * are added and run on g0 as well as on Gs.
+ */
+#include "core/timer.h"
+#include "core/sched.h"
+#include "core/os.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+static void heap_grow(struct timers *ts)
+{
+	uint32_t ncap = ts->cap ? ts->cap * 2 : 512;
+	size_t oldsz = ts->cap * sizeof(struct timer *);
+	size_t newsz = ncap * sizeof(struct timer *);
+	void *p;
+
+	if (ts->heap)
+		p = (void *)arch_syscall4(SYS_mremap, ts->heap, oldsz, newsz, MREMAP_MAYMOVE);
+	else
+		p = (void *)arch_syscall6(SYS_mmap, 0, (long)newsz, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if ((long)p < 0 && (long)p > -4096)
+		rt_throw("timer_add: out of memory for the timer heap");
+	ts->heap = p;
+	ts->cap = ncap;
+}
+
+static void heap_set(struct timers *ts, uint32_t i, struct timer *t)
+{
+	ts->heap[i] = t;
+	t->idx = (int32_t)i;
+}
+
+static void sift_up(struct timers *ts, uint32_t i)
+{
+	struct timer *t = ts->heap[i];
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 4;
+		if (ts->heap[parent]->when <= t->when)
+			break;
+		heap_set(ts, i, ts->heap[parent]);
+		i = parent;
+	}
+	heap_set(ts, i, t);
+}
+
+static void sift_down(struct timers *ts, uint32_t i)
+{
+	struct timer *t = ts->heap[i];
+	for (;;) {
+		uint32_t c = i * 4 + 1;
+		if (c >= ts->len)
+			break;
+		uint32_t best = c;
+		uint32_t end = c + 4 < ts->len ? c + 4 : ts->len;
+		for (uint32_t k = c + 1; k < end; k++)
+			if (ts->heap[k]->when < ts->heap[best]->when)
+				best = k;
+		if (ts->heap[best]->when >= t->when)
+			break;
+		heap_set(ts, i, ts->heap[best]);
+		i = best;
+	}
+	heap_set(ts, i, t);
+}
+
+static void update_min(struct timers *ts)
+{
+	st_rel(&ts->minwhen, ts->len ? ts->heap[0]->when : 0);
+}
+
+/* Remove heap[i]; caller holds the lock. */
+static void heap_remove(struct timers *ts, uint32_t i)
+{
+	struct timer *t = ts->heap[i];
+	uint32_t last = --ts->len;
+	if (i != last) {
+		heap_set(ts, i, ts->heap[last]);
+		if (i > 0 && ts->heap[i]->when < ts->heap[(i - 1) / 4]->when)
+			sift_up(ts, i);
+		else
+			sift_down(ts, i);
+	}
+	t->idx = -1;
+	st_rel(&t->pp, (struct p *)NULL);
+}
+
+void timer_add(struct timer *t, struct p *pp)
+{
+	struct timers *ts = &pp->timers;
+	bool earliest;
+
+	rt_lock(&ts->lock);
+	if (ts->len == ts->cap)
+		heap_grow(ts);
+	st_rel(&t->pp, pp);
+	ts->heap[ts->len] = t;
+	sift_up(ts, ts->len++);
+	earliest = ts->heap[0] == t;
+	update_min(ts);
+	rt_unlock(&ts->lock);
+	if (earliest)
+		sched_wake_netpoller(t->when);
+}
+
+bool timer_del(struct timer *t)
+{
+	for (;;) {
+		struct p *pp = ld_acq(&t->pp);
+		if (!pp)
+			return false;
+		struct timers *ts = &pp->timers;
+		rt_lock(&ts->lock);
+		if (ld_rlx(&t->pp) != pp) {
+			rt_unlock(&ts->lock);
+			continue;	/* fired or moved meanwhile */
+		}
+		heap_remove(ts, (uint32_t)t->idx);
+		update_min(ts);
+		rt_unlock(&ts->lock);
+		return true;
+	}
+}
+
+int64_t timers_run(struct p *pp, struct p *runner, int64_t now)
+{
+	struct timers *ts = &pp->timers;
+	int64_t minw = ld_acq(&ts->minwhen);
+
+	if (minw == 0 || minw > now)
+		return minw;
+	rt_lock(&ts->lock);
+	while (ts->len > 0 && ts->heap[0]->when <= now) {
+		struct timer *t = ts->heap[0];
+		void (*f)(void *, uint64_t, struct p *) = t->f;
+		void *arg = t->arg;
+		uint64_t seq = t->seq;
+		heap_remove(ts, 0);
+		rt_unlock(&ts->lock);
+		/* t may be reused by its owner as soon as pp is cleared: use
+		 * only the copies. */
+		f(arg, seq, runner);
+		rt_lock(&ts->lock);
+	}
+	update_min(ts);
+	minw = ts->len ? ts->heap[0]->when : 0;
+	rt_unlock(&ts->lock);
+	return minw;
+}
+
+uint32_t timers_len(struct p *pp)
+{
+	return pp->timers.len;
+}

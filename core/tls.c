@@ -1,0 +1,429 @@
+/*
+ * core/tls.c — glibc 2.36 TCB and TLS glue (see tls.h and TLS.md).
+ *
+ * Offsets into struct pthread that glibc describes for libthread_db are
+ * checked against its _thread_db_* descriptors at start-up; the rest are
+ * tied to the exact glibc version, which is checked too. On anything else
+ * tls_init refuses, and libgmp passes calls through to glibc.
+ */
+#include "core/tls.h"
+#include "core/g.h"
+#include "core/lock.h"
+#include "core/os.h"
+#include "core/rt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* tcbhead_t */
+#define TCB_SELF	0x10
+#define TCB_MULTI	0x18
+#define TCB_CANARY	0x28
+#define TCB_PTRGUARD	0x30
+#define TCB_FEATURE1	0x48
+/* struct pthread (glibc 2.36, x86-64) */
+#define PD_SIZE		2368
+#define PD_LIST		704
+#define PD_TID		720
+#define PD_ROBUST_PREV	728
+#define PD_ROBUST_HEAD	736
+#define PD_CLEANUP	760	/* cleanup, cleanup_jmp_buf, cancelhandling, flags */
+#define PD_SPECIFIC1	784
+#define PD_SPECIFIC	1296
+#define PD_SPECIFIC_USED 1552
+#define PD_USER_STACK	1554
+#define PD_START	1592
+#define PD_STACKBLOCK	1680
+#define PD_STACKSIZE	1688
+#define PD_GUARDSIZE	1696
+#define PD_RES		1720
+#define PD_SIGMASK	2288	/* sigmask, c11, exiting, exit_lock, tls_state */
+#define PD_TLS_STATE	2304	/* strsignal_buf, strerror_l_buf */
+#define PD_RSEQ		2336
+/* struct rtld_global */
+#define RTLD_STACK_USED	4264
+#define RTLD_STACK_USER	4280
+#define RTLD_STACK_LOCK	4328
+
+struct tls_info tls;
+
+typedef struct {
+	uintptr_t counter;
+	void *to_free;
+} dtv_t;
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+static void *(*dl_allocate_tls)(void *);
+static void *(*dl_allocate_tls_init)(void *, bool);
+static void (*dl_deallocate_tls)(void *, bool);
+static void (*ctype_init)(void);
+static void (*call_tls_dtors)(void);
+static char *rtld_global;
+static long resp_off;			/* __resp from the thread pointer */
+
+/* Words of libc's static TLS block holding malloc's per-thread state
+ * (tcache, thread_arena), as offsets from the thread pointer. */
+static long malloc_off[2];
+static int nmalloc_words;
+
+/* Malloc state of retired TCBs, handed to the next fresh one. */
+#define SPARE_MAX 4096
+static struct rt_mutex spare_lock;	/* leaf */
+static uintptr_t spare[SPARE_MAX][2];
+static int nspare;
+
+#define W(tp, off) (*(uintptr_t *)((tp) + (off)))
+
+static void *priv(const char *name)
+{
+	return dlvsym(RTLD_DEFAULT, name, "GLIBC_PRIVATE");
+}
+
+static bool check_desc(const char *name, uint32_t want)
+{
+	const uint32_t *d = priv(name);
+	if (d && d[2] == want)
+		return true;
+	rt_printf(2, "gmp: warning: glibc's %s is %d, expected %u\n", name,
+		  d ? (int)d[2] : -1, want);
+	return false;
+}
+
+static bool check_layout(void)
+{
+	bool ok = true;
+	const uint32_t *sz = priv("_thread_db_sizeof_pthread");
+	if (!sz || sz[0] != PD_SIZE) {
+		rt_printf(2, "gmp: warning: glibc's struct pthread is %d bytes, expected %d\n",
+			  sz ? (int)sz[0] : -1, PD_SIZE);
+		ok = false;
+	}
+	ok &= check_desc("_thread_db_pthread_tid", PD_TID);
+	ok &= check_desc("_thread_db_pthread_list", PD_LIST);
+	ok &= check_desc("_thread_db_pthread_specific", PD_SPECIFIC);
+	ok &= check_desc("_thread_db_pthread_dtvp", 8);
+	ok &= check_desc("_thread_db_pthread_start_routine", PD_START);
+	ok &= check_desc("_thread_db_rtld_global__dl_stack_used", RTLD_STACK_USED);
+	ok &= check_desc("_thread_db_rtld_global__dl_stack_user", RTLD_STACK_USER);
+	const int *rseq_off = dlsym(RTLD_DEFAULT, "__rseq_offset");
+	if (!rseq_off || *rseq_off != PD_RSEQ) {
+		rt_printf(2, "gmp: warning: glibc's __rseq_offset is %d, expected %d\n",
+			  rseq_off ? *rseq_off : -1, PD_RSEQ);
+		ok = false;
+	}
+	return ok;
+}
+
+bool tls_init(void)
+{
+	const char *ver = gnu_get_libc_version();
+	if (strcmp(ver, "2.36") != 0) {
+		rt_printf(2, "gmp: warning: glibc %s is not the version libgmp knows (2.36)\n", ver);
+		return false;
+	}
+	void (*static_info)(size_t *, size_t *) = priv("_dl_get_tls_static_info");
+	dl_allocate_tls = priv("_dl_allocate_tls");
+	dl_allocate_tls_init = priv("_dl_allocate_tls_init");
+	dl_deallocate_tls = priv("_dl_deallocate_tls");
+	ctype_init = priv("__ctype_init");
+	call_tls_dtors = priv("__call_tls_dtors");
+	rtld_global = priv("_rtld_global");
+	char *resp = priv("__resp");
+	if (!static_info || !dl_allocate_tls || !dl_allocate_tls_init || !dl_deallocate_tls ||
+	    !ctype_init || !call_tls_dtors || !rtld_global || !resp) {
+		rt_printf(2, "gmp: warning: a GLIBC_PRIVATE entry point libgmp needs is missing\n");
+		return false;
+	}
+	if (!check_layout())
+		return false;
+
+	uintptr_t tp = arch_tp();
+	/* the slot libgmp uses must be free in TCBs glibc makes */
+	if (W(tp, GMP_TCB_G_SLOT) != 0 || W(tp, TCB_SELF) != tp) {
+		rt_printf(2, "gmp: warning: the initial thread's TCB does not look as expected\n");
+		return false;
+	}
+	size_t size, align;
+	static_info(&size, &align);
+	if (size <= PD_SIZE || align > 4096) {
+		rt_printf(2, "gmp: warning: static TLS size %zu is implausible\n", size);
+		return false;
+	}
+	tls.tcb_size = PD_SIZE;
+	tls.align = align < 64 ? 64 : align;
+	tls.block = size;
+	resp_off = (long)((uintptr_t)resp - tp);
+	return true;
+}
+
+uintptr_t tls_tp_for_top(char *top)
+{
+	return ((uintptr_t)top - PD_SIZE) & ~(uintptr_t)(tls.align - 1);
+}
+
+/* --- dl_stack_user registration (glibc's lll lock protocol) ------------- */
+
+static void stack_list_lock(void)
+{
+	rt_lock((struct rt_mutex *)(rtld_global + RTLD_STACK_LOCK));
+}
+
+static void stack_list_unlock(void)
+{
+	rt_unlock((struct rt_mutex *)(rtld_global + RTLD_STACK_LOCK));
+}
+
+static void tls_register(uintptr_t tp)
+{
+	struct list_head *head = (struct list_head *)(rtld_global + RTLD_STACK_USER);
+	struct list_head *n = (struct list_head *)(tp + PD_LIST);
+	stack_list_lock();
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	atomic_thread_fence(memory_order_release);
+	head->next = n;
+	stack_list_unlock();
+}
+
+static void tls_unregister(uintptr_t tp)
+{
+	struct list_head *n = (struct list_head *)(tp + PD_LIST);
+	stack_list_lock();
+	n->next->prev = n->prev;
+	n->prev->next = n->next;
+	stack_list_unlock();
+	n->next = n->prev = n;
+}
+
+/* --- malloc's per-thread words ---------------------------------------------- */
+
+static void malloc_words_save(uintptr_t tp, uintptr_t w[2])
+{
+	for (int i = 0; i < nmalloc_words; i++)
+		w[i] = W(tp, malloc_off[i]);
+}
+
+static void malloc_words_restore(uintptr_t tp, const uintptr_t w[2])
+{
+	for (int i = 0; i < nmalloc_words; i++)
+		W(tp, malloc_off[i]) = w[i];
+}
+
+static void spare_put(uintptr_t tp)
+{
+	uintptr_t w[2] = {0, 0};
+	if (!nmalloc_words)
+		return;
+	malloc_words_save(tp, w);
+	if (!w[0] && !w[1])
+		return;
+	/* from now on the cache belongs to the pool, not to tp */
+	const uintptr_t none[2] = {0, 0};
+	malloc_words_restore(tp, none);
+	rt_lock(&spare_lock);
+	if (nspare < SPARE_MAX) {
+		spare[nspare][0] = w[0];
+		spare[nspare][1] = w[1];
+		nspare++;
+	}
+	rt_unlock(&spare_lock);
+}
+
+static void spare_adopt(uintptr_t tp)
+{
+	if (!nmalloc_words || !ld_rlx((_Atomic int *)&nspare))
+		return;
+	rt_lock(&spare_lock);
+	if (nspare > 0) {
+		nspare--;
+		malloc_words_restore(tp, spare[nspare]);
+	}
+	rt_unlock(&spare_lock);
+}
+
+/* --- TCB set-up ----------------------------------------------------------------- */
+
+static void fill_tcb(struct g *gp, uintptr_t tp, char *base, size_t size, size_t guard)
+{
+	uintptr_t me = arch_tp();
+
+	W(tp, 0) = tp;
+	W(tp, TCB_SELF) = tp;
+	*(int *)(tp + TCB_MULTI) = 1;			/* P1: keep lock prefixes */
+	W(tp, TCB_CANARY) = W(me, TCB_CANARY);		/* P2 */
+	W(tp, TCB_PTRGUARD) = W(me, TCB_PTRGUARD);	/* P3 */
+	*(uint32_t *)(tp + TCB_FEATURE1) = *(uint32_t *)(me + TCB_FEATURE1);
+	W(tp, GMP_TCB_G_SLOT) = (uintptr_t)gp;
+	*(int *)(tp + PD_TID) = g_tid(gp);		/* P5 */
+	W(tp, PD_ROBUST_PREV) = tp + PD_ROBUST_HEAD;
+	W(tp, PD_ROBUST_HEAD) = tp + PD_ROBUST_HEAD;
+	*(long *)(tp + PD_ROBUST_HEAD + 8) = -32;	/* futex_offset, as nptl */
+	W(tp, PD_SPECIFIC) = tp + PD_SPECIFIC1;
+	*(char *)(tp + PD_USER_STACK) = 1;
+	W(tp, PD_STACKBLOCK) = (uintptr_t)base;
+	W(tp, PD_STACKSIZE) = size + guard;
+	W(tp, PD_GUARDSIZE) = guard;
+	*(int32_t *)(tp + PD_RSEQ + 4) = -2;		/* P4: cpu_id unregistered */
+}
+
+/*
+ * Reset a recycled TCB to what a fresh one holds, touching only what a
+ * thread's life can have changed (a full memset of the 2368 bytes costs
+ * ~40 cache lines on a page that is usually cold): the header words
+ * glibc uses, cleanup/cancel state, the fields from setup_failed to the
+ * resolver state, and the resolver state itself only if it was used. The
+ * DTV pointer and the ld.so list links stay. Key data is cleared by the
+ * key destructor pass, the tls_state buffers at G exit.
+ */
+static void clear_tcb_keep_links(uintptr_t tp)
+{
+	memset((void *)tp, 0, 8);
+	memset((void *)(tp + 16), 0, 0x80 - 16);
+	memset((void *)(tp + PD_CLEANUP), 0, PD_SPECIFIC1 - PD_CLEANUP);
+	memset((void *)(tp + PD_SPECIFIC_USED), 0, PD_RES - PD_SPECIFIC_USED);
+	const uint64_t *res = (const uint64_t *)(tp + PD_RES);
+	if (res[0] | res[1] | res[2])	/* retrans/retry, options, nscount */
+		memset((void *)(tp + PD_RES), 0, PD_SIGMASK - PD_RES);
+	memset((void *)(tp + PD_SIGMASK), 0, PD_SIZE - PD_SIGMASK);
+}
+
+int tls_setup(struct g *gp, uintptr_t tp, char *base, size_t size, size_t guard, bool recycle)
+{
+	if (!recycle) {
+		memset((void *)tp, 0, PD_SIZE);
+		if (!dl_allocate_tls((void *)tp))
+			return EAGAIN;
+		spare_adopt(tp);
+		fill_tcb(gp, tp, base, size, guard);
+		tls_register(tp);
+		return 0;
+	}
+	uintptr_t w[2] = {0, 0};
+	malloc_words_save(tp, w);
+	dtv_t *dtv = (dtv_t *)W(tp, 8);
+	size_t n = dtv[-1].counter;
+	for (size_t i = 1; i <= n; i++)
+		free(dtv[i].to_free);
+	memset(dtv, 0, (n + 1) * sizeof(dtv_t));
+	clear_tcb_keep_links(tp);
+	dl_allocate_tls_init((void *)tp, true);
+	malloc_words_restore(tp, w);
+	fill_tcb(gp, tp, base, size, guard);
+	return 0;
+}
+
+void tls_release(uintptr_t tp)
+{
+	/* free() inside uses the tcache of the calling thread; when that is
+	 * tp itself, static TLS stays valid until the caller switches away */
+	dl_deallocate_tls((void *)tp, false);
+	tls_unregister(tp);
+	spare_put(tp);
+}
+
+void tls_enter(uintptr_t tp)
+{
+	ctype_init();
+	W(tp, resp_off) = tp + PD_RES;
+}
+
+void tls_exit(uintptr_t tp)
+{
+	call_tls_dtors();
+	for (int i = 0; i < 2; i++) {
+		free((void *)W(tp, PD_TLS_STATE + 8 * i));
+		W(tp, PD_TLS_STATE + 8 * i) = 0;
+	}
+}
+
+void tls_adopt_current(struct g *gp)
+{
+	uintptr_t tp = arch_tp();
+	gp->tcb = tp;
+	W(tp, GMP_TCB_G_SLOT) = (uintptr_t)gp;
+}
+
+/* --- malloc probe ---------------------------------------------------------------- */
+
+struct libc_tls {
+	uintptr_t block;	/* libc's TLS block in the calling thread */
+	size_t size;
+};
+
+static int find_libc_tls(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+	struct libc_tls *lt = arg;
+	const char *slash = strrchr(info->dlpi_name, '/');
+	const char *base = slash ? slash + 1 : info->dlpi_name;
+	if (strncmp(base, "libc.so", 7) != 0 || !info->dlpi_tls_data)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			lt->size = info->dlpi_phdr[i].p_memsz;
+	lt->block = (uintptr_t)info->dlpi_tls_data;
+	return 1;
+}
+
+/*
+ * Give a scratch TCB its own fresh TLS, switch the calling thread to it,
+ * malloc once and switch back. The words of libc's block that went from
+ * zero to non-zero are malloc's per-thread state (tcache, arena): exactly
+ * two are expected, otherwise recycled TCBs do not carry them over.
+ */
+void tls_probe_malloc(void)
+{
+	struct libc_tls lt = {0, 0};
+	dl_iterate_phdr(find_libc_tls, &lt);
+	uintptr_t me = arch_tp();
+	if (!lt.block || lt.size == 0 || lt.size > 4096 || lt.block >= me)
+		return;
+	long block_off = (long)(lt.block - me);
+
+	size_t len = (tls.block + 2 * 4096 + 4095) & ~(size_t)4095;
+	char *mem = rt_mmap(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!mem)
+		return;
+	uintptr_t tp = tls_tp_for_top(mem + len);
+	if (!dl_allocate_tls((void *)tp)) {
+		rt_munmap(mem, len);
+		return;
+	}
+	W(tp, 0) = tp;
+	W(tp, TCB_SELF) = tp;
+	*(int *)(tp + TCB_MULTI) = 1;
+	W(tp, TCB_CANARY) = W(me, TCB_CANARY);
+	W(tp, TCB_PTRGUARD) = W(me, TCB_PTRGUARD);
+	*(int32_t *)(tp + PD_RSEQ + 4) = -2;
+
+	uintptr_t *blk = (uintptr_t *)(tp + block_off);
+	size_t nw = lt.size / sizeof(uintptr_t);
+	uintptr_t before[512];
+	memcpy(before, blk, nw * sizeof(uintptr_t));
+
+	arch_set_fs(tp);
+	void *volatile x = malloc(32);
+	free(x);
+	arch_set_fs(me);
+
+	long found[3];
+	int nf = 0;
+	for (size_t i = 0; i < nw; i++)
+		if (before[i] == 0 && blk[i] != 0 && nf < 3)
+			found[nf++] = block_off + (long)(i * sizeof(uintptr_t));
+	if (nf == 2) {
+		malloc_off[0] = found[0];
+		malloc_off[1] = found[1];
+		nmalloc_words = 2;
+	}
+	dl_deallocate_tls((void *)tp, false);
+	spare_put(tp);
+	rt_munmap(mem, len);
+}

@@ -1,0 +1,69 @@
+/*
+ * core/tls.h — per-G thread-local storage: glue to glibc 2.36's TLS and
+ * thread descriptor (see ../shared/TLS.md for the measured recipe).
+ *
+ * Every G owns a glibc TCB (struct pthread) with its static TLS block
+ * below it, placed at the top of the G's stack as nptl does. The thread
+ * pointer of a G is its TCB address, which is also its pthread_t. G TCBs
+ * are registered in ld.so's dl_stack_user list so that dlopen initialises
+ * their static TLS and dlclose waits for them; they carry a unique fake
+ * kernel tid so that glibc's recursive locks tell Gs apart.
+ *
+ * Functions marked "valid TLS" call into glibc (malloc, free) and must run
+ * on a G or a real thread, never on g0.
+ */
+#ifndef GMP_CORE_TLS_H
+#define GMP_CORE_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct g;
+
+struct tls_info {
+	size_t block;		/* static TLS + TCB: bytes a stack top gives up */
+	size_t align;		/* alignment of the thread pointer */
+	size_t tcb_size;	/* sizeof(struct pthread) */
+};
+extern struct tls_info tls;
+
+/* Check glibc's layout and resolve its private entry points. Returns false
+ * (after printing why) if this glibc is not one libgmp knows; the caller
+ * then passes every call through to glibc. Valid TLS, main thread. */
+bool tls_init(void);
+
+/* Learn which words of libc's TLS block hold malloc's per-thread state,
+ * so recycled TCBs keep them (no leak per thread). Valid TLS; call once
+ * after tls_init, before any G exists. */
+void tls_probe_malloc(void);
+
+/* Thread pointer for a TCB whose block ends at `top` (page aligned or
+ * not): the TCB sits just below top, the static TLS below the TCB. */
+uintptr_t tls_tp_for_top(char *top);
+
+/*
+ * Prepare the TCB at tp for gp: a fresh one (first use of this memory:
+ * allocate the DTV, copy the TLS images, register with ld.so) or a
+ * recycled one (re-initialise in place, keeping malloc's per-thread
+ * cache). Valid TLS. Returns 0 or EAGAIN (out of memory).
+ */
+int tls_setup(struct g *gp, uintptr_t tp, char *stack_base, size_t stack_size,
+	      size_t guard, bool recycle);
+/* Retire the TCB at tp for good (its memory is going away): free the
+ * DTV, unregister, hand malloc's per-thread cache to the next fresh TCB.
+ * Valid TLS. May be called by the G owning tp as its last use of TLS
+ * (user-supplied stacks): it must not allocate afterwards. */
+void tls_release(uintptr_t tp);
+
+/* On the G, before its start routine: what glibc's start_thread does on a
+ * new thread's own TLS (ctype tables, resolver state). */
+void tls_enter(uintptr_t tp);
+/* On the G, after its start routine and key destructors: C++
+ * thread_local destructors and glibc's per-thread buffers. */
+void tls_exit(uintptr_t tp);
+
+/* Make the calling thread's own TCB (the initial thread's) gp's. */
+void tls_adopt_current(struct g *gp);
+
+#endif

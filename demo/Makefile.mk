@@ -1,0 +1,8 @@
+# demo/ — the quick-start demo: demo/threads run under NPTL and libgmp.
+noinst_PROGRAMS = demo/threads
+demo_threads_LDADD = -lpthread
+EXTRA_DIST += demo/run-demo.sh
+
+demo: all
+	@BUILDDIR=$(abs_top_builddir) $(top_srcdir)/demo/run-demo.sh
+.PHONY: demo

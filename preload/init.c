@@ -1,0 +1,90 @@
+/*
+ * preload/init.c — bringing the runtime up inside an unmodified process.
+ *
+ * The constructor runs on the initial thread before main. It reads the
+ * configuration, checks glibc's layout (falling back to pass-through on a
+ * glibc it does not know), and turns the initial thread into M0 running
+ * the main G on its own TCB. No OS thread is created until the program
+ * creates its first thread (or asks for schedtrace), so single-threaded
+ * programs keep glibc's single-threaded fast paths.
+ */
+#include "preload/runtime.h"
+#include "core/config.h"
+#include "core/os.h"
+#include "core/sched.h"
+#include "core/stack.h"
+#include "core/tls.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+_Atomic int gmp_state;
+bool gmp_passthrough;
+
+static void go_passthrough(const char *why)
+{
+	rt_printf(2, "gmp: warning: %s; libgmp passes every call through to glibc\n", why);
+	gmp_passthrough = true;
+}
+
+static void runtime_init(void)
+{
+	os_init();
+	real_init();
+	arch_fsbase_init();
+	config_init();
+	if (os_gettid() != getpid()) {
+		go_passthrough("libgmp was first entered on a thread other than the initial one");
+		return;
+	}
+	if (!tls_init()) {
+		go_passthrough("this glibc's thread layout is not one libgmp knows");
+		return;
+	}
+	stack_init();
+	tls_probe_malloc();
+
+	struct g *mg = g_alloc();
+	if (!mg)
+		rt_throw("runtime_init: out of memory");
+	mg->flags = G_FLAG_MAIN;
+	mg->goid = xadd(&sched.goidgen, 1) + 1;
+	mg->stack.kind = STACK_MAIN;
+	prctl(PR_GET_NAME, mg->name, 0, 0, 0);
+	tls_adopt_current(mg);
+	sched_init(rt_cfg.maxprocs, mg);
+}
+
+void gmp_init_slow(void)
+{
+	int expect = 0;
+	if (!cas(&gmp_state, &expect, 1)) {
+		while (ld_acq(&gmp_state) != 2)
+			arch_cpu_relax();
+		return;
+	}
+	runtime_init();
+	st_rel(&gmp_state, 2);
+	if (!gmp_passthrough && rt_cfg.schedtrace_ms)
+		sched_start();
+}
+
+__attribute__((constructor)) static void gmp_constructor(void)
+{
+	gmp_init();
+}
+
+struct g *g_from_pthread(pthread_t t, bool *foreign)
+{
+	*foreign = false;
+	if (!t)
+		return NULL;
+	struct g *gp = *(struct g **)((uintptr_t)t + GMP_TCB_G_SLOT);
+	if (!gp) {
+		*foreign = true;	/* a TCB glibc made: not a G */
+		return NULL;
+	}
+	if (gp->magic != G_MAGIC || gp->tcb != (uintptr_t)t)
+		return NULL;
+	return gp;
+}

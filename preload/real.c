@@ -1,0 +1,35 @@
+/*
+ * preload/real.c — resolution of glibc's definitions (see real.h).
+ */
+#include "preload/real.h"
+#include "core/rt.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#define REAL_DEFINE(ret, name, params, ver) ret(*real_##name) params;
+REAL_FUNCS(REAL_DEFINE)
+#undef REAL_DEFINE
+
+static void *resolve(const char *name, const char *ver)
+{
+	void *p = ver ? dlvsym(RTLD_NEXT, name, ver) : NULL;
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		rt_printf(2, "gmp: fatal: cannot find glibc's %s\n", name);
+		rt_throw("real_init: missing libc symbol");
+	}
+	return p;
+}
+
+void real_init(void)
+{
+	static _Atomic int done;
+	if (ld_acq(&done))
+		return;
+#define REAL_RESOLVE(ret, name, params, ver) real_##name = resolve(#name, ver);
+	REAL_FUNCS(REAL_RESOLVE)
+#undef REAL_RESOLVE
+	st_rel(&done, 1);
+}

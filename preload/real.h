@@ -1,0 +1,74 @@
+/*
+ * preload/real.h — glibc's own definitions of every symbol libgmp
+ * interposes, for pass-through mode and for calls made on behalf of
+ * threads that are not Gs.
+ *
+ * REAL_FUNCS lists (return type, name, parameter list, version); each
+ * becomes a pointer real_<name> resolved once by real_init with dlvsym
+ * (version given) or dlsym(RTLD_NEXT).
+ */
+#ifndef GMP_PRELOAD_REAL_H
+#define GMP_PRELOAD_REAL_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <threads.h>
+#include <time.h>
+
+#define REAL_FUNCS(X) \
+	X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *), "GLIBC_2.34") \
+	X(int, pthread_join, (pthread_t, void **), "GLIBC_2.34") \
+	X(int, pthread_tryjoin_np, (pthread_t, void **), "GLIBC_2.34") \
+	X(int, pthread_timedjoin_np, (pthread_t, void **, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_clockjoin_np, (pthread_t, void **, clockid_t, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_detach, (pthread_t), "GLIBC_2.34") \
+	X(void, pthread_exit, (void *), "GLIBC_2.2.5") \
+	X(int, sched_yield, (void), NULL) \
+	X(int, pthread_attr_setscope, (pthread_attr_t *, int), "GLIBC_2.2.5") \
+	X(int, pthread_attr_getscope, (const pthread_attr_t *, int *), "GLIBC_2.2.5") \
+	X(int, pthread_getattr_np, (pthread_t, pthread_attr_t *), "GLIBC_2.32") \
+	X(int, pthread_setattr_default_np, (const pthread_attr_t *), "GLIBC_2.34") \
+	X(int, pthread_setname_np, (pthread_t, const char *), "GLIBC_2.34") \
+	X(int, pthread_getname_np, (pthread_t, char *, size_t), "GLIBC_2.34") \
+	X(int, pthread_setaffinity_np, (pthread_t, size_t, const cpu_set_t *), "GLIBC_2.34") \
+	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *), "GLIBC_2.32") \
+	X(int, pthread_setschedparam, (pthread_t, int, const struct sched_param *), "GLIBC_2.2.5") \
+	X(int, pthread_getschedparam, (pthread_t, int *, struct sched_param *), "GLIBC_2.2.5") \
+	X(int, pthread_setschedprio, (pthread_t, int), "GLIBC_2.34") \
+	X(int, pthread_getcpuclockid, (pthread_t, clockid_t *), "GLIBC_2.34") \
+	X(int, pthread_kill, (pthread_t, int), "GLIBC_2.34") \
+	X(int, pthread_key_create, (pthread_key_t *, void (*)(void *)), "GLIBC_2.34") \
+	X(int, pthread_key_delete, (pthread_key_t), "GLIBC_2.34") \
+	X(void *, pthread_getspecific, (pthread_key_t), "GLIBC_2.34") \
+	X(int, pthread_setspecific, (pthread_key_t, const void *), "GLIBC_2.34") \
+	X(void, __pthread_register_cancel, (__pthread_unwind_buf_t *), "GLIBC_2.34") \
+	X(void, __pthread_unregister_cancel, (__pthread_unwind_buf_t *), "GLIBC_2.34") \
+	X(void, __pthread_register_cancel_defer, (__pthread_unwind_buf_t *), "GLIBC_2.34") \
+	X(void, __pthread_unregister_cancel_restore, (__pthread_unwind_buf_t *), "GLIBC_2.34") \
+	X(void, __pthread_unwind_next, (__pthread_unwind_buf_t *), "GLIBC_2.34") \
+	X(int, thrd_create, (thrd_t *, thrd_start_t, void *), "GLIBC_2.34") \
+	X(int, thrd_join, (thrd_t, int *), "GLIBC_2.34") \
+	X(int, thrd_detach, (thrd_t), "GLIBC_2.34") \
+	X(void, thrd_exit, (int), "GLIBC_2.34") \
+	X(int, thrd_sleep, (const struct timespec *, struct timespec *), "GLIBC_2.28") \
+	X(void, thrd_yield, (void), "GLIBC_2.28") \
+	X(int, tss_create, (tss_t *, tss_dtor_t), "GLIBC_2.34") \
+	X(void, tss_delete, (tss_t), "GLIBC_2.34") \
+	X(void *, tss_get, (tss_t), "GLIBC_2.34") \
+	X(int, tss_set, (tss_t, void *), "GLIBC_2.34") \
+	X(int, nanosleep, (const struct timespec *, struct timespec *), NULL) \
+	X(int, clock_nanosleep, (clockid_t, int, const struct timespec *, struct timespec *), NULL) \
+	X(unsigned, sleep, (unsigned), NULL) \
+	X(int, usleep, (useconds_t), NULL) \
+	X(int, clock_gettime, (clockid_t, struct timespec *), NULL) \
+	X(int, clock_getres, (clockid_t, struct timespec *), NULL)
+
+#define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;
+REAL_FUNCS(REAL_DECLARE)
+#undef REAL_DECLARE
+
+/* Resolve every real_* pointer. Valid TLS; idempotent. */
+void real_init(void);
+
+#endif

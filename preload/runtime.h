@@ -1,0 +1,61 @@
+/*
+ * preload/runtime.h — what the interposed API files share: start-up state,
+ * the entry guard, and the G-level operations behind pthread_create /
+ * pthread_exit / keys.
+ */
+#ifndef GMP_PRELOAD_RUNTIME_H
+#define GMP_PRELOAD_RUNTIME_H
+
+#include "preload/real.h"
+#include "core/g.h"
+#include "core/rt.h"
+
+#include <stdbool.h>
+
+/* Interposed entry points are the only default-visibility symbols. */
+#define GMP_EXPORT __attribute__((visibility("default")))
+
+/* 0: not started, 1: starting, 2: ready. */
+extern _Atomic int gmp_state;
+/* True when glibc's layout is unknown: every call goes to glibc. */
+extern bool gmp_passthrough;
+
+void gmp_init_slow(void);
+static inline void gmp_init(void)
+{
+	if (unlikely(ld_acq(&gmp_state) != 2))
+		gmp_init_slow();
+}
+
+/* Start of every interposed function: make sure the runtime is up, and
+ * in pass-through mode hand the call to glibc. */
+#define GMP_ENTRY(name, ...) do { \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough)) \
+		return real_##name(__VA_ARGS__); \
+} while (0)
+
+/* The G behind a pthread_t. NULL with *foreign set: a thread glibc made
+ * (hand the call to glibc); NULL without: not a thread (ESRCH). */
+struct g *g_from_pthread(pthread_t t, bool *foreign);
+
+/* thread.c: end the calling G with result r: key destructors, C++
+ * thread_local destructors, then the switch away (or exit(0) when it was
+ * the last thread). */
+_Noreturn void thread_finish(struct g *gp, void *r);
+
+/* keys.c: run the destructors of gp's non-NULL key values. */
+void keys_run_destructors(struct g *gp);
+
+/* attr.c: the default attributes for new threads. */
+size_t attr_default_stacksize(void);
+size_t attr_default_guardsize(void);
+/* attr.c: was pthread_attr_setscope(PTHREAD_SCOPE_SYSTEM) called? */
+bool attr_scope_system(const pthread_attr_t *a);
+/* attr.c: did the program give its own stack (setstack/setstackaddr)? */
+bool attr_has_stack(const pthread_attr_t *a);
+
+/* sleep.c: park the calling G until the deadline (CLOCK_MONOTONIC ns). */
+void gmp_sleep_until(int64_t when);
+
+#endif

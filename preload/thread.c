@@ -1,0 +1,374 @@
+/*
+ * preload/thread.c — thread lifecycle: pthread_create, the join family,
+ * pthread_detach, pthread_self/equal, yielding, and how a G ends.
+ *
+ * A pthread_t is the address of the G's TCB (glibc's convention, so that
+ * glibc's own pthread_self() agrees). Error codes follow glibc 2.36.
+ */
+#include "preload/runtime.h"
+#include "core/config.h"
+#include "core/os.h"
+#include "core/sched.h"
+#include "core/stack.h"
+#include "core/proc.h"
+#include "core/tls.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MINIMAL_REST_STACK 2048
+
+static void g_entry(void *arg)
+{
+	struct g *gp = arg;
+	tls_enter(gp->tcb);
+	thread_finish(gp, gp->start(gp->arg));
+}
+
+/* Read what pthread_create needs from attr (NULL: defaults). */
+struct create_args {
+	void *stackaddr;
+	size_t stacksize, guardsize;
+	bool detached, locked, explicit_sched;
+	int policy, prio;
+	cpu_set_t *cpuset;
+	size_t cpusetsize;
+};
+
+static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
+{
+	memset(ca, 0, sizeof *ca);
+	ca->stacksize = attr_default_stacksize();
+	ca->guardsize = attr_default_guardsize();
+	if (!attr)
+		return 0;
+	int ds, inh;
+	pthread_attr_getdetachstate(attr, &ds);
+	ca->detached = ds == PTHREAD_CREATE_DETACHED;
+	pthread_attr_getguardsize(attr, &ca->guardsize);
+	ca->guardsize = (ca->guardsize + os_pagesize - 1) & ~(os_pagesize - 1);
+	if (attr_has_stack(attr)) {
+		pthread_attr_getstack(attr, &ca->stackaddr, &ca->stacksize);
+		if (ca->stacksize < proc_tls_block() + MINIMAL_REST_STACK)
+			return EINVAL;
+	} else {
+		pthread_attr_getstacksize(attr, &ca->stacksize);
+		ca->stacksize = (ca->stacksize + os_pagesize - 1) & ~(os_pagesize - 1);
+	}
+	ca->locked = attr_scope_system(attr);
+	pthread_attr_getinheritsched(attr, &inh);
+	if (inh == PTHREAD_EXPLICIT_SCHED) {
+		struct sched_param sp;
+		ca->explicit_sched = true;
+		pthread_attr_getschedpolicy(attr, &ca->policy);
+		pthread_attr_getschedparam(attr, &sp);
+		ca->prio = sp.sched_priority;
+		int lo = sched_get_priority_min(ca->policy), hi = sched_get_priority_max(ca->policy);
+		if (lo < 0 || ca->prio < lo || ca->prio > hi)
+			return EINVAL;
+	}
+	cpu_set_t probe;
+	if (pthread_attr_getaffinity_np(attr, sizeof probe, &probe) == 0 && CPU_COUNT(&probe) &&
+	    CPU_COUNT(&probe) != CPU_SETSIZE) {
+		ca->cpuset = malloc(sizeof probe);
+		if (!ca->cpuset)
+			return EAGAIN;
+		*ca->cpuset = probe;
+		ca->cpusetsize = sizeof probe;
+	}
+	return 0;
+}
+
+/* Reset the per-thread fields of a fresh or recycled G. */
+static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct create_args *ca)
+{
+	struct g *me = getg();
+
+	gp->flags = ca->locked ? G_FLAG_LOCKED : 0;
+	gp->goid = xadd(&sched.goidgen, 1) + 1;
+	gp->start = fn;
+	gp->arg = arg;
+	gp->result = NULL;
+	gp->detached = ca->detached;
+	gp->exited = false;
+	gp->joiner = NULL;
+	st_rlx(&gp->exit_futex, 0u);
+	gp->waitreason = WAIT_NONE;
+	gp->waitobj = NULL;
+	gp->cleanup = NULL;
+	gp->cancelstate = PTHREAD_CANCEL_ENABLE;
+	gp->canceltype = PTHREAD_CANCEL_DEFERRED;
+	if (ca->explicit_sched) {
+		gp->schedpolicy = ca->policy;
+		gp->schedprio = ca->prio;
+	} else {
+		gp->schedpolicy = me ? me->schedpolicy : SCHED_OTHER;
+		gp->schedprio = me ? me->schedprio : 0;
+	}
+	free(gp->affinity);
+	gp->affinity = ca->cpuset;
+	gp->affinity_size = ca->cpusetsize;
+	if (me)
+		memcpy(gp->name, me->name, sizeof gp->name);
+	else
+		gp->name[0] = '\0';
+	gp->nrun = 0;
+	gp->runtime_ns = 0;
+	gp->lockedm = NULL;
+}
+
+GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
+			      void *(*fn)(void *), void *arg)
+{
+	GMP_ENTRY(pthread_create, res, attr, fn, arg);
+	struct create_args ca;
+	int err = read_attr(attr, &ca);
+	if (err)
+		return err;
+	if (sched_start() != 0) {
+		free(ca.cpuset);
+		return EAGAIN;
+	}
+
+	struct g_spec spec = {
+		.stackaddr = ca.stackaddr,
+		.stacksize = ca.stacksize,
+		.guardsize = ca.guardsize,
+	};
+	struct g *gp;
+	uint32_t from;
+	err = proc_new(&gp, &from, &spec, g_entry);
+	if (err) {
+		free(ca.cpuset);
+		return err;
+	}
+	g_reset(gp, fn, arg, &ca);
+	if (ca.locked && m_new_locked(gp) != 0) {
+		proc_discard(gp, from);
+		return EAGAIN;
+	}
+	*res = (pthread_t)gp->tcb;
+	proc_start(gp, from);
+	return 0;
+}
+
+/* --- ending a G ---------------------------------------------------------------- */
+
+_Noreturn void thread_finish(struct g *gp, void *r)
+{
+	gp->result = r;
+	keys_run_destructors(gp);
+	tls_exit(gp->tcb);
+	if (proc_exiting(gp))
+		exit(0);	/* the last thread: the process ends, as in glibc */
+	proc_exit(gp);
+}
+
+/* --- join ------------------------------------------------------------------------ */
+
+static bool join_unlock(struct m *mp, struct g *me, void *arg)
+{
+	struct g *t = arg;
+	rt_unlock(&t->lock);
+	if (me->timer.when)
+		timer_add(&me->timer, mp->p);
+	return true;
+}
+
+static void join_timeout(void *arg, uint64_t seq, struct p *pp)
+{
+	struct g *me = arg;
+	if (g_claim(me, seq))
+		g_ready(me, pp, true);
+}
+
+/*
+ * Wait for t to end. deadline: CLOCK_MONOTONIC ns, 0 = forever, -1 = do not
+ * wait (tryjoin). realtime_abs: when the deadline came from a
+ * CLOCK_REALTIME absolute time, re-checked after waking (the clock may
+ * have been set back).
+ */
+static int join_wait(pthread_t th, void **ret, int64_t deadline)
+{
+	bool foreign;
+	struct g *t = g_from_pthread(th, &foreign);
+	struct g *me = getg();
+
+	if (!t)
+		return foreign ? -1 : ESRCH;
+	if (t == me)
+		return EDEADLK;
+	rt_lock(&t->lock);
+	if (t->detached || t->joiner) {
+		rt_unlock(&t->lock);
+		return EINVAL;
+	}
+	if (me && me->joiner == t && !t->exited) {
+		rt_unlock(&t->lock);
+		return EDEADLK;		/* t is joining us */
+	}
+	if (!t->exited) {
+		if (deadline < 0) {
+			rt_unlock(&t->lock);
+			return EBUSY;
+		}
+		if (!me) {
+			/* not a G: sleep in the kernel */
+			t->joiner = G_JOINER_FOREIGN;
+			rt_unlock(&t->lock);
+			while (ld_acq(&t->exit_futex) == 0)
+				os_futex_wait(&t->exit_futex, 0, -1);
+			rt_lock(&t->lock);
+		} else {
+			t->joiner = me;
+			me->waitobj = t;
+			me->timer.when = deadline;
+			me->timer.f = join_timeout;
+			me->timer.arg = me;
+			me->timer.seq = g_arm(me);
+			g_park(join_unlock, t, WAIT_JOIN);
+			if (deadline)
+				timer_del(&me->timer);
+			me->timer.when = 0;
+			rt_lock(&t->lock);
+			if (!t->exited) {
+				t->joiner = NULL;
+				rt_unlock(&t->lock);
+				return ETIMEDOUT;
+			}
+		}
+	}
+	rt_unlock(&t->lock);
+	if (ret)
+		*ret = t->result;
+	proc_reap(t);
+	return 0;
+}
+
+GMP_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	GMP_ENTRY(pthread_join, th, ret);
+	int r = join_wait(th, ret, 0);
+	return r < 0 ? real_pthread_join(th, ret) : r;
+}
+
+GMP_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
+{
+	GMP_ENTRY(pthread_tryjoin_np, th, ret);
+	int r = join_wait(th, ret, -1);
+	return r < 0 ? real_pthread_tryjoin_np(th, ret) : r;
+}
+
+static bool valid_timespec(const struct timespec *ts)
+{
+	return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
+}
+
+/* Absolute time on clk -> CLOCK_MONOTONIC ns (at least 1). */
+static int64_t abs_to_mono(clockid_t clk, const struct timespec *ts)
+{
+	int64_t t = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	if (clk == CLOCK_REALTIME)
+		t = rt_nanotime() + (t - rt_walltime());
+	return t > 0 ? t : 1;
+}
+
+static int clockjoin(pthread_t th, void **ret, clockid_t clk, const struct timespec *abstime)
+{
+	if (!abstime)
+		return join_wait(th, ret, 0);
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
+		return EINVAL;
+	int r = join_wait(th, ret, -1);
+	if (r != EBUSY)
+		return r;
+	if (!valid_timespec(abstime))
+		return EINVAL;
+	if (abstime->tv_sec < 0)
+		return ETIMEDOUT;
+	for (;;) {
+		r = join_wait(th, ret, abs_to_mono(clk, abstime));
+		if (r != ETIMEDOUT || clk != CLOCK_REALTIME)
+			return r;
+		struct timespec now;
+		real_clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec > abstime->tv_sec ||
+		    (now.tv_sec == abstime->tv_sec && now.tv_nsec >= abstime->tv_nsec))
+			return ETIMEDOUT;
+	}
+}
+
+GMP_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
+{
+	GMP_ENTRY(pthread_timedjoin_np, th, ret, abstime);
+	int r = clockjoin(th, ret, CLOCK_REALTIME, abstime);
+	return r < 0 ? real_pthread_timedjoin_np(th, ret, abstime) : r;
+}
+
+GMP_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
+				    const struct timespec *abstime)
+{
+	GMP_ENTRY(pthread_clockjoin_np, th, ret, clk, abstime);
+	int r = clockjoin(th, ret, clk, abstime);
+	return r < 0 ? real_pthread_clockjoin_np(th, ret, clk, abstime) : r;
+}
+
+GMP_EXPORT int pthread_detach(pthread_t th)
+{
+	GMP_ENTRY(pthread_detach, th);
+	bool foreign;
+	struct g *t = g_from_pthread(th, &foreign);
+	if (!t)
+		return foreign ? real_pthread_detach(th) : ESRCH;
+	rt_lock(&t->lock);
+	if (t->detached) {
+		rt_unlock(&t->lock);
+		return EINVAL;
+	}
+	if (t->joiner) {
+		/* somebody joins it already: they reap it (glibc returns 0) */
+		rt_unlock(&t->lock);
+		return 0;
+	}
+	if (t->exited) {
+		rt_unlock(&t->lock);
+		proc_reap(t);
+		return 0;
+	}
+	t->detached = true;
+	rt_unlock(&t->lock);
+	return 0;
+}
+
+/* --- identity and yielding ---------------------------------------------------------- */
+
+GMP_EXPORT pthread_t pthread_self(void)
+{
+	/* glibc's own definition: the TCB's self pointer. For a G that is its
+	 * TCB, for any other thread glibc's descriptor. */
+	return (pthread_t)arch_tp_load(0x10);
+}
+
+GMP_EXPORT int pthread_equal(pthread_t a, pthread_t b)
+{
+	return a == b;
+}
+
+GMP_EXPORT int sched_yield(void)
+{
+	GMP_ENTRY(sched_yield);
+	if (!getg())
+		return real_sched_yield();
+	g_yield();
+	return 0;
+}
+
+/* <pthread.h> redirects pthread_yield to sched_yield, so the definition
+ * needs its symbol name spelled out. */
+GMP_EXPORT int gmp_pthread_yield(void) __asm__("pthread_yield");
+GMP_EXPORT int gmp_pthread_yield(void)
+{
+	return sched_yield();
+}

@@ -1,0 +1,222 @@
+/*
+ * preload/thread_np.c — per-thread properties glibc would look up through
+ * the kernel tid, which a G does not have (TLS.md P5): names, affinity,
+ * scheduling parameters, the CPU-time clock, and pthread_kill's existence
+ * check. For a G they are kept in the G; threads glibc made go to glibc.
+ */
+#include "preload/runtime.h"
+#include "core/sched.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Resolve th for the functions below: returns 0 with *gpp set, -1 for a
+ * thread glibc made, or ESRCH. */
+static int lookup(pthread_t th, struct g **gpp)
+{
+	bool foreign;
+	*gpp = g_from_pthread(th, &foreign);
+	if (*gpp)
+		return 0;
+	return foreign ? -1 : ESRCH;
+}
+
+GMP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	GMP_ENTRY(pthread_setname_np, th, name);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_setname_np(th, name) : r;
+	size_t len = strlen(name);
+	if (len >= sizeof gp->name)
+		return ERANGE;
+	memcpy(gp->name, name, len + 1);
+	return 0;
+}
+
+GMP_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
+{
+	GMP_ENTRY(pthread_getname_np, th, buf, len);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_getname_np(th, buf, len) : r;
+	if (len < sizeof gp->name)
+		return ERANGE;	/* glibc asks for room for the longest name */
+	memcpy(buf, gp->name, sizeof gp->name);
+	buf[sizeof gp->name - 1] = '\0';
+	return 0;
+}
+
+/* --- affinity ------------------------------------------------------------------ */
+
+GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
+{
+	GMP_ENTRY(pthread_setaffinity_np, th, size, set);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_setaffinity_np(th, size, set) : r;
+	/* The kernel's rule: at least one CPU of the set must be usable. */
+	cpu_set_t allowed, inter;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+		return errno;
+	size_t n = size < sizeof allowed ? size : sizeof allowed;
+	CPU_ZERO(&inter);
+	memcpy(&inter, set, n);
+	CPU_AND(&inter, &inter, &allowed);
+	if (CPU_COUNT(&inter) == 0)
+		return EINVAL;
+	cpu_set_t *copy = malloc(size);
+	if (!copy)
+		return ENOMEM;
+	memcpy(copy, set, size);
+	if (gp->lockedm && gp->lockedm->tid &&
+	    syscall(SYS_sched_setaffinity, gp->lockedm->tid, size, set) != 0) {
+		int e = errno;
+		free(copy);
+		return e;
+	}
+	rt_lock(&gp->lock);
+	cpu_set_t *old = gp->affinity;
+	gp->affinity = copy;
+	gp->affinity_size = size;
+	rt_unlock(&gp->lock);
+	free(old);
+	return 0;
+}
+
+GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
+{
+	GMP_ENTRY(pthread_getaffinity_np, th, size, set);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_getaffinity_np(th, size, set) : r;
+	rt_lock(&gp->lock);
+	if (gp->affinity) {
+		size_t have = gp->affinity_size;
+		/* bits set beyond the caller's buffer cannot be reported */
+		for (size_t i = size; i < have; i++)
+			if (((unsigned char *)gp->affinity)[i]) {
+				rt_unlock(&gp->lock);
+				return EINVAL;
+			}
+		memset(set, 0, size);
+		memcpy(set, gp->affinity, size < have ? size : have);
+		rt_unlock(&gp->lock);
+		return 0;
+	}
+	rt_unlock(&gp->lock);
+	/* never set: the process's mask, with the kernel's size rules */
+	if (sched_getaffinity(0, size, set) != 0)
+		return errno;
+	return 0;
+}
+
+/* --- scheduling parameters ----------------------------------------------------- */
+
+static int check_sched(int policy, int prio)
+{
+	int lo = sched_get_priority_min(policy);
+	int hi = sched_get_priority_max(policy);
+	if (lo < 0 || hi < 0 || prio < lo || prio > hi)
+		return EINVAL;
+	return 0;
+}
+
+GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched_param *sp)
+{
+	GMP_ENTRY(pthread_setschedparam, th, policy, sp);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_setschedparam(th, policy, sp) : r;
+	int err = check_sched(policy & ~SCHED_RESET_ON_FORK, sp->sched_priority);
+	if (err)
+		return err;
+	gp->schedpolicy = policy;
+	gp->schedprio = sp->sched_priority;
+	return 0;
+}
+
+GMP_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
+{
+	GMP_ENTRY(pthread_getschedparam, th, policy, sp);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_getschedparam(th, policy, sp) : r;
+	*policy = gp->schedpolicy;
+	memset(sp, 0, sizeof *sp);
+	sp->sched_priority = gp->schedprio;
+	return 0;
+}
+
+GMP_EXPORT int pthread_setschedprio(pthread_t th, int prio)
+{
+	GMP_ENTRY(pthread_setschedprio, th, prio);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_setschedprio(th, prio) : r;
+	int err = check_sched(gp->schedpolicy & ~SCHED_RESET_ON_FORK, prio);
+	if (err)
+		return err;
+	gp->schedprio = prio;
+	return 0;
+}
+
+/* --- CPU-time clock --------------------------------------------------------------- */
+
+/* The kernel's encoding of a per-thread CPU clock (CPUCLOCK_SCHED). With a
+ * fake tid the kernel rejects it; shim/clock.c answers it instead. */
+GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
+{
+	GMP_ENTRY(pthread_getcpuclockid, th, clk);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_getcpuclockid(th, clk) : r;
+	*clk = (clockid_t)((~(unsigned)g_tid(gp) << 3) | 6);
+	return 0;
+}
+
+/* --- existence check ------------------------------------------------------------------ */
+
+/*
+ * pthread_kill(th, 0) tells whether th still exists. Other signals are
+ * delivered to the OS thread running th when it runs, and to the calling
+ * M when th is the caller; per-thread delivery to a parked G is not
+ * implemented yet (see README, limitations).
+ */
+GMP_EXPORT int pthread_kill(pthread_t th, int sig)
+{
+	GMP_ENTRY(pthread_kill, th, sig);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_kill(th, sig) : r;
+	if (sig < 0 || sig >= NSIG)
+		return EINVAL;
+	rt_lock(&gp->lock);
+	bool gone = gp->exited;
+	rt_unlock(&gp->lock);
+	if (gone)
+		return ESRCH;
+	if (sig == 0)
+		return 0;
+	struct g *me = getg();
+	struct m *mp = gp == me ? me->m : gp->m;
+	int tid = mp ? mp->tid : 0;
+	if (!tid)
+		return 0;
+	if (syscall(SYS_tgkill, getpid(), tid, sig) != 0)
+		return errno;
+	return 0;
+}

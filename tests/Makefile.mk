@@ -1,0 +1,39 @@
+# tests/ — Criterion unit tests of the core (tests/unit_tests, linking the
+# core directly, no preloading) and compat tests (tests/compat_tests) that
+# run the unmodified programs of tests/progs with libgmp preloaded in a
+# child process, each with a timeout.
+
+# ---- test programs: ordinary pthread programs, built without libgmp
+PROG_LIBS = -lpthread
+check_PROGRAMS += \
+	tests/progs/create_join_storm tests/progs/sleepers tests/progs/print_lines \
+	tests/progs/bad_input tests/progs/stdthread tests/progs/tls_torture
+tests_progs_create_join_storm_LDADD = $(PROG_LIBS)
+tests_progs_sleepers_LDADD = $(PROG_LIBS)
+tests_progs_print_lines_LDADD = $(PROG_LIBS)
+tests_progs_bad_input_LDADD = $(PROG_LIBS)
+tests_progs_stdthread_SOURCES = tests/progs/stdthread.cc
+tests_progs_stdthread_LDADD = $(PROG_LIBS)
+tests_progs_tls_torture_SOURCES = tests/progs/tls_torture.cc
+tests_progs_tls_torture_LDADD = $(PROG_LIBS)
+EXTRA_DIST += tests/progs/common.h
+
+# ---- unit tests of the core
+check_PROGRAMS += tests/unit_tests
+tests_unit_tests_SOURCES = \
+	tests/unit/test_arch.c tests/unit/test_runq.c tests/unit/test_timer.c \
+	tests/unit/test_sched.c tests/unit/test_config.c tests/unit/unit.h
+tests_unit_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_tests_LDADD = libgmpcore.la $(CRITERION_LIBS) -ldl -lpthread -lm
+
+# ---- compat tests
+check_PROGRAMS += tests/compat_tests
+tests_compat_tests_SOURCES = tests/compat.c tests/harness.c tests/harness.h
+tests_compat_tests_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_BUILDDIR='"$(abs_top_builddir)"'
+tests_compat_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_compat_tests_LDADD = $(CRITERION_LIBS)
+
+TESTS += tests/unit_tests tests/compat_tests
+# One test at a time: the compat programs start thousands of threads and
+# the unit tests measure nothing, but both want the machine's cores.
+AM_TESTS_ENVIRONMENT = CRITERION_JOBS=1; export CRITERION_JOBS;

@@ -1,0 +1,176 @@
+/*
+ * tests/compat.c — unmodified programs under libgmp. Each test runs a
+ * program from tests/progs in a child process with LD_PRELOAD set for that
+ * child only, kills it after a timeout, and checks its real output and
+ * exit status. Where glibc's behaviour is the reference (error codes), the
+ * same program also runs under NPTL and the outputs must be identical.
+ */
+#include "tests/harness.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Run a program under libgmp; require exit 0 and a line starting with
+ * "PASS". Returns the run (caller frees) for further checks. */
+static struct run expect_pass(const char *prog, const char *const args[],
+			      const char *const env[], int timeout)
+{
+	const char *argv[16] = {prog_path(prog)};
+	char path[4096];
+	snprintf(path, sizeof path, "%s", argv[0]);
+	argv[0] = path;
+	for (int i = 0; args && args[i]; i++)
+		argv[i + 1] = args[i];
+	struct run r = run_prog(argv, env, timeout, true);
+	if (run_code(&r) != 0 || count_prefix(r.out, "PASS") != 1)
+		run_dump(prog, &r);
+	cr_assert_eq(run_code(&r), 0, "%s: exit code %d", prog, run_code(&r));
+	cr_assert_eq(count_prefix(r.out, "PASS"), 1, "%s: no PASS line", prog);
+	return r;
+}
+
+/* Run under libgmp; require exit 0 and a final DONE line. */
+static struct run expect_pass_or_done(const char *prog, const char *arg)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s", prog_path(prog));
+	const char *argv[] = {path, arg, NULL};
+	struct run r = run_prog(argv, NULL, 30, true);
+	if (run_code(&r) != 0 || !strstr(r.out, "DONE"))
+		run_dump(prog, &r);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.out, "DONE"));
+	return r;
+}
+
+Test(compat, create_join_storm, .timeout = 120)
+{
+	struct run r = expect_pass("create_join_storm", (const char *[]){"100", "500", NULL}, NULL, 100);
+	cr_assert(strstr(r.out, "threads=50000"));
+	run_free(&r);
+}
+
+Test(compat, ten_thousand_sleepers_on_few_os_threads, .timeout = 120)
+{
+	const char *env[] = {"GMPMAXPROCS=2", NULL};
+	struct run r = expect_pass("sleepers", (const char *[]){"10000", NULL}, env, 100);
+	long os = -1;
+	const char *p = strstr(r.out, "os_threads=");
+	cr_assert(p, "no os_threads in output");
+	os = atol(p + 11);
+	cr_assert(os >= 1 && os <= 2 + 4, "OS threads %ld with GMPMAXPROCS=2", os);
+	run_free(&r);
+}
+
+Test(compat, hundred_threads_print_intact_lines, .timeout = 60)
+{
+	struct run r = expect_pass("print_lines", NULL, (const char *[]){"GMPMAXPROCS=2", NULL}, 50);
+	/* every stdout line is whole and appears once */
+	static unsigned char seen[100][200];
+	int n = 0;
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		long id, v;
+		int i;
+		char word[32];
+		if (strncmp(line, "PASS", 4) == 0)
+			continue;
+		int k = sscanf(line, "line %ld %d %31s %ld", &id, &i, word, &v);
+		cr_assert(k == 4 && id >= 0 && id < 100 && i >= 0 && i < 200 &&
+				  strcmp(word, "abcdefghijklmnopqrstuvwxyz") == 0 && v == id * 1000 + i &&
+				  !seen[id][i],
+			  "torn or repeated line: \"%s\"", line);
+		seen[id][i] = 1;
+		n++;
+	}
+	cr_assert_eq(n, 100 * 200, "%d lines", n);
+	run_free(&r);
+}
+
+Test(compat, std_thread_create_join, .timeout = 60)
+{
+	struct run r = expect_pass("stdthread", (const char *[]){"500", NULL},
+				   (const char *[]){"GMPMAXPROCS=2", NULL}, 50);
+	run_free(&r);
+}
+
+Test(compat, tls_torture_with_migrations, .timeout = 120)
+{
+	struct run r = expect_pass("tls_torture", (const char *[]){"--expect-migration", NULL},
+				   (const char *[]){"GMPMAXPROCS=2", NULL}, 100);
+	run_free(&r);
+}
+
+Test(compat, tls_torture_one_processor, .timeout = 120)
+{
+	struct run r = expect_pass("tls_torture", NULL, (const char *[]){"GMPMAXPROCS=1", NULL}, 100);
+	run_free(&r);
+}
+
+Test(compat, bad_input_same_errors_as_nptl, .timeout = 60)
+{
+	const char *argv[] = {NULL, NULL};
+	char path[4096];
+	snprintf(path, sizeof path, "%s", prog_path("bad_input"));
+	argv[0] = path;
+	struct run nptl = run_prog(argv, NULL, 30, false);
+	struct run gmp = run_prog(argv, NULL, 30, true);
+	if (run_code(&gmp) != 0 || strcmp(nptl.out, gmp.out) != 0) {
+		run_dump("bad_input under NPTL", &nptl);
+		run_dump("bad_input under libgmp", &gmp);
+	}
+	cr_assert_eq(run_code(&nptl), 0);
+	cr_assert_eq(run_code(&gmp), 0);
+	cr_assert(strstr(gmp.out, "DONE"));
+	cr_assert_str_eq(gmp.out, nptl.out, "libgmp's results differ from NPTL's");
+	run_free(&nptl);
+	run_free(&gmp);
+}
+
+/* Where glibc 2.36 hangs (a timed join with tv_nsec = 1e9 retries its
+ * futex wait forever), libgmp answers EINVAL. */
+Test(compat, timedjoin_bad_nanoseconds_is_einval, .timeout = 30)
+{
+	struct run r = expect_pass_or_done("bad_input", "--beyond-glibc");
+	cr_assert(strstr(r.out, "timedjoin nsec=1e9                       EINVAL"), "%s", r.out);
+	run_free(&r);
+}
+
+/* A malformed GMPMAXPROCS is reported once, by name, and the default is
+ * used: the program still runs. */
+static void bad_env(const char *assignment, const char *needle)
+{
+	const char *env[] = {assignment, NULL};
+	struct run r = expect_pass("create_join_storm", (const char *[]){"2", "10", NULL}, env, 30);
+	cr_assert(strstr(r.err, needle), "stderr lacks \"%s\": %s", needle, r.err);
+	cr_assert_eq(count_prefix(r.err, "gmp:"), 1, "expected one message: %s", r.err);
+	run_free(&r);
+}
+
+Test(compat, gmpmaxprocs_abc, .timeout = 30)
+{
+	bad_env("GMPMAXPROCS=abc", "GMPMAXPROCS=\"abc\": expected an integer from 1 to 1024");
+}
+
+Test(compat, gmpmaxprocs_zero_and_junk, .timeout = 60)
+{
+	bad_env("GMPMAXPROCS=0", "GMPMAXPROCS=\"0\"");
+	bad_env("GMPMAXPROCS=2x", "GMPMAXPROCS=\"2x\"");
+	bad_env("GMPMAXPROCS=99999", "GMPMAXPROCS=\"99999\"");
+}
+
+Test(compat, gmpdebug_unknown_key, .timeout = 30)
+{
+	bad_env("GMPDEBUG=bogus=1", "unknown key \"bogus\"");
+}
+
+Test(compat, schedtrace_prints_sched_lines, .timeout = 30)
+{
+	const char *env[] = {"GMPDEBUG=schedtrace=10", "GMPMAXPROCS=2", NULL};
+	struct run r = expect_pass("sleepers", (const char *[]){"200", NULL}, env, 30);
+	cr_assert(count_prefix(r.err, "SCHED ") >= 2, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "gomaxprocs=2"));
+	run_free(&r);
+}

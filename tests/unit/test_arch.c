@@ -1,0 +1,201 @@
+/*
+ * Unit tests of arch/x86_64: a switch keeps callee-saved registers, MXCSR
+ * and the x87 control word per context; "switch, then run a callback on
+ * the target stack" runs the callback on that stack with its argument,
+ * after the old context is saved; fresh stacks are ABI-aligned.
+ */
+#include "unit.h"
+
+#include <fenv.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static struct gmp_ctx main_ctx, co_ctx;
+static char *co_stack;
+#define CO_SIZE (256 * 1024)
+
+static char *new_stack(void)
+{
+	char *s = mmap(NULL, CO_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(s, MAP_FAILED);
+	return s;
+}
+
+/* --- callee-saved registers survive a round trip --------------------- */
+
+static void clobber_entry(void *arg)
+{
+	for (;;) {
+		/* trash every callee-saved register, then go back */
+		__asm__ volatile("mov $1, %%rbx; mov $2, %%r12; mov $3, %%r13; mov $4, %%r14;"
+				 "mov $5, %%r15" ::: "rbx", "r12", "r13", "r14", "r15");
+		gmp_ctx_swap(&co_ctx, &main_ctx, 0);
+	}
+}
+
+__attribute__((used)) uint64_t arch_test_out[5];
+#define out arch_test_out
+
+Test(arch, callee_saved_registers_survive)
+{
+	co_stack = new_stack();
+	gmp_ctx_init(&co_ctx, co_stack + CO_SIZE, clobber_entry, NULL);
+	__asm__ volatile(
+		"push %%rbx; push %%r12; push %%r13; push %%r14; push %%r15\n"
+		"mov $0x1111, %%rbx; mov $0x2222, %%r12; mov $0x3333, %%r13\n"
+		"mov $0x4444, %%r14; mov $0x5555, %%r15\n"
+		"lea main_ctx(%%rip), %%rdi; lea co_ctx(%%rip), %%rsi; xor %%edx, %%edx\n"
+		"call gmp_ctx_swap\n"
+		"lea arch_test_out(%%rip), %%rax\n"
+		"mov %%rbx, 0(%%rax); mov %%r12, 8(%%rax); mov %%r13, 16(%%rax); mov %%r14, 24(%%rax);"
+		"mov %%r15, 32(%%rax)\n"
+		"pop %%r15; pop %%r14; pop %%r13; pop %%r12; pop %%rbx\n"
+		:
+		:
+		: "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory", "cc");
+	cr_assert_eq(out[0], 0x1111);
+	cr_assert_eq(out[1], 0x2222);
+	cr_assert_eq(out[2], 0x3333);
+	cr_assert_eq(out[3], 0x4444);
+	cr_assert_eq(out[4], 0x5555);
+}
+
+/* --- MXCSR and x87 control word are per context ---------------------- */
+
+static volatile int co_round;
+static volatile uint16_t co_cw;
+
+static void fp_entry(void *arg)
+{
+	fesetround(FE_UPWARD);
+	uint16_t cw;
+	__asm__ volatile("fnstcw %0" : "=m"(cw));
+	cw = (uint16_t)((cw & ~0x300) | 0x200);	/* x87 precision: 53 bits */
+	__asm__ volatile("fldcw %0" : : "m"(cw));
+	for (;;) {
+		gmp_ctx_swap(&co_ctx, &main_ctx, 0);
+		co_round = fegetround();
+		__asm__ volatile("fnstcw %0" : "=m"(cw));
+		co_cw = cw;
+	}
+}
+
+Test(arch, mxcsr_and_x87_control_word_per_context)
+{
+	fesetround(FE_DOWNWARD);
+	uint16_t cw0;
+	__asm__ volatile("fnstcw %0" : "=m"(cw0));
+	co_stack = new_stack();
+	gmp_ctx_init(&co_ctx, co_stack + CO_SIZE, fp_entry, NULL);
+	gmp_ctx_swap(&main_ctx, &co_ctx, 0);
+	cr_assert_eq(fegetround(), FE_DOWNWARD, "main's rounding mode came back");
+	uint16_t cw;
+	__asm__ volatile("fnstcw %0" : "=m"(cw));
+	cr_assert_eq(cw, cw0, "main's x87 control word came back");
+	gmp_ctx_swap(&main_ctx, &co_ctx, 0);
+	cr_assert_eq(co_round, FE_UPWARD, "the other context kept its own MXCSR");
+	cr_assert_eq(co_cw & 0x300, 0x200, "the other context kept its own x87 word");
+	cr_assert_eq(fegetround(), FE_DOWNWARD);
+	fesetround(FE_TONEAREST);
+}
+
+/* --- a new context inherits its creator's FP state --------------------- */
+
+static void inherit_entry(void *arg)
+{
+	co_round = fegetround();
+	gmp_ctx_swap(&co_ctx, &main_ctx, 0);
+}
+
+Test(arch, new_context_inherits_fp_environment)
+{
+	fesetround(FE_TOWARDZERO);
+	co_stack = new_stack();
+	gmp_ctx_init(&co_ctx, co_stack + CO_SIZE, inherit_entry, NULL);
+	fesetround(FE_TONEAREST);
+	gmp_ctx_swap(&main_ctx, &co_ctx, 0);
+	cr_assert_eq(co_round, FE_TOWARDZERO);
+}
+
+/* --- mcall: the callback runs on the target stack, after the save ---- */
+
+static struct gmp_ctx g_ctx;
+static char *g0_stack;
+static volatile uintptr_t cb_sp;
+static volatile void *cb_arg;
+static volatile int resumed;
+
+static void on_g0(void *arg)
+{
+	cb_sp = (uintptr_t)__builtin_frame_address(0);
+	cb_arg = arg;
+	/* the saved context is complete: resume it from here */
+	gmp_ctx_gogo(&g_ctx, 0);
+}
+
+static void g_entry(void *arg)
+{
+	int marker = 42;
+	gmp_ctx_mcall(&g_ctx, g0_stack + CO_SIZE - 64, on_g0, &marker);
+	resumed = marker;	/* back on our own stack, locals intact */
+	gmp_ctx_swap(&co_ctx, &main_ctx, 0);
+}
+
+Test(arch, mcall_runs_callback_on_target_stack)
+{
+	co_stack = new_stack();
+	g0_stack = new_stack();
+	gmp_ctx_init(&co_ctx, co_stack + CO_SIZE, g_entry, NULL);
+	gmp_ctx_swap(&main_ctx, &co_ctx, 0);
+	cr_assert(cb_sp > (uintptr_t)g0_stack && cb_sp < (uintptr_t)g0_stack + CO_SIZE,
+		  "callback ran at %lx, not on the target stack", (unsigned long)cb_sp);
+	cr_assert(cb_arg != NULL);
+	cr_assert_eq(resumed, 42);
+}
+
+/* --- fresh stacks are aligned for SSE code ---------------------------- */
+
+static char fmt_out[128];
+
+static void printf_entry(void *arg)
+{
+	/* varargs doubles and SSE moves fault on a misaligned stack */
+	snprintf(fmt_out, sizeof fmt_out, "%.3f %.1e %d", 3.14159, 2.5e10, 7);
+	gmp_ctx_swap(&co_ctx, &main_ctx, 0);
+}
+
+Test(arch, snprintf_with_doubles_on_fresh_stack)
+{
+	for (int off = 0; off < 16; off++) {
+		co_stack = new_stack();
+		gmp_ctx_init(&co_ctx, co_stack + CO_SIZE - off, printf_entry, NULL);
+		gmp_ctx_swap(&main_ctx, &co_ctx, 0);
+		cr_assert_str_eq(fmt_out, "3.142 2.5e+10 7", "stack top offset %d", off);
+		munmap(co_stack, CO_SIZE);
+	}
+}
+
+/* --- the thread pointer argument is written on the way in ------------- */
+
+static volatile uintptr_t seen_tp;
+
+static void tp_entry(void *arg)
+{
+	seen_tp = arch_tp_load(0);	/* word 0 of a TCB is its address */
+	gmp_ctx_swap(&co_ctx, &main_ctx, (uintptr_t)arg);
+}
+
+Test(arch, thread_pointer_switch)
+{
+	arch_fsbase_init();
+	uintptr_t mine = arch_tp();
+	/* a fake TCB whose first word is its own address */
+	static uintptr_t fake[64] __attribute__((aligned(64)));
+	fake[0] = (uintptr_t)fake;
+	co_stack = new_stack();
+	gmp_ctx_init(&co_ctx, co_stack + CO_SIZE, tp_entry, (void *)mine);
+	gmp_ctx_swap(&main_ctx, &co_ctx, (uintptr_t)fake);
+	cr_assert_eq(seen_tp, (uintptr_t)fake, "the context ran with the new thread pointer");
+	cr_assert_eq(arch_tp(), mine, "and ours came back");
+}

@@ -1,0 +1,196 @@
+/*
+ * Unit tests of the scheduler running in the test process: park/ready
+ * hand-offs never lose a wake-up, an unlock callback that fails cancels
+ * the park, sleeps end in deadline order and never early, Gs spread over
+ * the Ms, and yielding lets every G progress on one P.
+ */
+#include "unit.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* --- ping-pong through park/ready --------------------------------------- */
+
+#define ROUNDS 20000
+static _Atomic(struct g *) parked[2];
+static _Atomic int turn;
+static int trace[2 * ROUNDS];
+static _Atomic int ntrace;
+static struct wg pp_wg;
+
+/*
+ * The publish-after-park protocol can race: a player may publish itself
+ * after the other already flipped `turn` and looked for it. The other
+ * player's next xchg finds it; the test must never hang.
+ */
+static bool publish_checked(struct m *mp, struct g *gp, void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	st_rel(&parked[me], gp);
+	if (ld_acq(&turn) == me) {
+		struct g *expect = gp;
+		/* our turn came while we were parking: cancel unless the other
+		 * side took us to ready us */
+		return !cas(&parked[me], &expect, (struct g *)NULL);
+	}
+	return true;
+}
+
+static void player_checked(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		while (ld_acq(&turn) != me)
+			g_park(publish_checked, (void *)(intptr_t)me, WAIT_TEST);
+		trace[xadd(&ntrace, 1)] = me;
+		st_rel(&turn, 1 - me);
+		struct g *other = xchg(&parked[1 - me], (struct g *)NULL);
+		if (other)
+			g_ready_any(other);
+	}
+	wg_done(&pp_wg);
+}
+
+Test(sched, park_ready_ping_pong_alternates, .timeout = 60)
+{
+	core_up(2);
+	st_rlx(&pp_wg.left, 2);
+	unit_go(player_checked, (void *)0);
+	unit_go(player_checked, (void *)1);
+	wg_wait(&pp_wg);
+	cr_assert_eq(ntrace, 2 * ROUNDS);
+	for (int i = 0; i < 2 * ROUNDS; i++)
+		cr_assert_eq(trace[i], i % 2, "step %d ran player %d", i, trace[i]);
+}
+
+/* --- an unlock callback returning false cancels the park ---------------- */
+
+static int cancel_calls, not_waiting;
+
+/* Runs on g0: no Criterion calls here (they use TLS and stdio). */
+static bool refuse(struct m *mp, struct g *gp, void *arg)
+{
+	cancel_calls++;
+	if (g_status(gp) != G_WAITING)
+		not_waiting++;
+	return false;
+}
+
+Test(sched, failed_unlock_cancels_park, .timeout = 30)
+{
+	core_up(1);
+	struct g *me = getg();
+	for (int i = 0; i < 100; i++)
+		g_park(refuse, NULL, WAIT_TEST);
+	cr_assert_eq(cancel_calls, 100);
+	cr_assert_eq(not_waiting, 0, "unlockf runs after the G is WAITING");
+	cr_assert_eq(g_status(me), G_RUNNING);
+}
+
+/* --- sleeps end in deadline order, never early -------------------------- */
+
+#define NS 60
+static int64_t asked[NS], woke[NS];
+static int order[NS];
+static _Atomic int norder;
+static struct wg sleep_wg;
+
+static void sleeper(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	int64_t start = rt_nanotime();
+	g_sleep_until(start + asked[i]);
+	woke[i] = rt_nanotime() - start;
+	order[xadd(&norder, 1)] = i;
+	wg_done(&sleep_wg);
+}
+
+Test(sched, sleeps_in_deadline_order, .timeout = 30)
+{
+	core_up(1);
+	st_rlx(&sleep_wg.left, NS);
+	for (int i = 0; i < NS; i++) {
+		/* 5 ms apart: far more than a wake-up's latency */
+		asked[i] = (int64_t)((i * 37) % NS) * 5000000 + 2000000;
+		unit_go(sleeper, (void *)(intptr_t)i);
+	}
+	wg_wait(&sleep_wg);
+	for (int i = 0; i < NS; i++)
+		cr_assert(woke[i] >= asked[i], "G %d woke after %ld ns, asked %ld", i,
+			  (long)woke[i], (long)asked[i]);
+	for (int k = 1; k < NS; k++)
+		cr_assert(asked[order[k - 1]] <= asked[order[k]], "wake order broken at %d", k);
+}
+
+/* --- work spreads over the Ms ----------------------------------------------- */
+
+#define NW 64
+static int tids[NW];
+static struct wg spread_wg;
+
+static void busy(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	int64_t until = rt_nanotime() + 2000000;	/* 2 ms of CPU */
+	while (rt_nanotime() < until)
+		;
+	tids[i] = (int)syscall(SYS_gettid);
+	wg_done(&spread_wg);
+}
+
+Test(sched, idle_p_steals_work, .timeout = 30)
+{
+	core_up(2);
+	st_rlx(&spread_wg.left, NW);
+	for (int i = 0; i < NW; i++)
+		unit_go(busy, (void *)(intptr_t)i);
+	wg_wait(&spread_wg);
+	int distinct = 1;
+	for (int i = 1; i < NW; i++)
+		if (tids[i] != tids[0])
+			distinct = 2;
+	cr_assert_eq(distinct, 2, "all Gs ran on one OS thread");
+	cr_assert(ld_rlx(&sched.nsteal) > 0, "no steals counted");
+}
+
+/* --- yielding: every G makes progress on one P ------------------------------ */
+
+#define NY 8
+static _Atomic int progress[NY];
+static _Atomic int stop_yield;
+static struct wg yield_wg;
+
+static void yielder(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	while (!ld_acq(&stop_yield)) {
+		xadd(&progress[i], 1);
+		g_yield();
+	}
+	wg_done(&yield_wg);
+}
+
+Test(sched, yield_round_robin_on_one_p, .timeout = 30)
+{
+	core_up(1);
+	st_rlx(&yield_wg.left, NY);
+	for (int i = 0; i < NY; i++)
+		unit_go(yielder, (void *)(intptr_t)i);
+	/* main yields too, until every G ran many times */
+	for (;;) {
+		int low = ld_acq(&progress[0]);
+		for (int i = 1; i < NY; i++)
+			if (ld_acq(&progress[i]) < low)
+				low = ld_acq(&progress[i]);
+		if (low >= 1000)
+			break;
+		g_yield();
+	}
+	st_rel(&stop_yield, 1);
+	wg_wait(&yield_wg);
+	for (int i = 0; i < NY; i++)
+		cr_assert(progress[i] >= 1000);
+}
