@@ -118,10 +118,11 @@ struct g {
 	void *result;			/* written by the G before it dies */
 
 	/* --- join/detach: under lock ------------------------------------- */
-	struct rt_mutex lock;		/* rank: leaf */
+	struct rt_mutex lock;		/* before sched.lock and timers.lock */
 	bool detached;
 	bool exited;
 	struct g *joiner;		/* a G, G_JOINER_FOREIGN or NULL */
+	uint64_t joinseq;		/* the joiner's wake-up seq (g_arm) */
 	_Atomic uint32_t exit_futex;	/* 1 once exited; foreign joiners wait here */
 
 	/* --- waiting -------------------------------------------------------- */

@@ -613,6 +613,7 @@ static void goexit0(void *arg)
 	gp->exited = true;
 	st_rel(&gp->exit_futex, 1u);
 	struct g *joiner = gp->joiner;
+	uint64_t joinseq = gp->joinseq;
 	bool detached = gp->detached;
 	rt_unlock(&gp->lock);
 	/* From here on gp belongs to its joiner (or to the free list). */
@@ -620,7 +621,7 @@ static void goexit0(void *arg)
 		gfput(pp, gp);
 	else if (joiner == G_JOINER_FOREIGN)
 		os_futex_wake(&gp->exit_futex, INT_MAX);
-	else if (joiner && g_claim(joiner, 0))
+	else if (joiner && g_claim(joiner, joinseq))
 		g_ready(joiner, pp, true);
 	schedule(mp);
 }

@@ -12,10 +12,12 @@
  * getg().
  *
  * Lock order (acquire left to right; never the reverse):
- *   sched.lock  <  timers.lock (one P's heap at a time)  <  g->lock
- *   stack/slab locks are leaves, as is the dl_stack_cache_lock of glibc.
- * sched.lock and timers.lock are taken on g0 or on a G that will not park
- * while holding them.
+ *   g->lock  <  sched.lock
+ *   g->lock  <  timers.lock (one P's heap at a time)
+ *   sched.lock and timers.lock are never held together; sched.gflock,
+ *   the stack and slab locks and glibc's dl_stack_cache_lock are leaves.
+ * All of them are short, and are taken on g0 or on a G that will not park
+ * while holding them (a park's unlock callback releases them on g0).
  *
  * "Worker parking/unparking" (after Go's proc.go): a thread that makes
  * work runnable (runq_put, timer add, g_ready) then calls sched_wakep,

@@ -29,7 +29,7 @@ struct timer {
 };
 
 struct timers {
-	struct rt_mutex lock;		/* rank: after sched.lock */
+	struct rt_mutex lock;		/* see the lock order in sched.h */
 	struct timer **heap;		/* under lock; grown with mremap */
 	uint32_t len, cap;		/* under lock */
 	/* heap[0]->when, or 0 when empty. Written under lock; read anywhere

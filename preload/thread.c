@@ -168,12 +168,15 @@ _Noreturn void thread_finish(struct g *gp, void *r)
 
 /* --- join ------------------------------------------------------------------------ */
 
+/* g0 half of a join: arm the timeout first, then let the exiting thread
+ * see us. In the other order the exit could wake us before the timer is
+ * queued, and we would delete it before it was added. */
 static bool join_unlock(struct m *mp, struct g *me, void *arg)
 {
 	struct g *t = arg;
-	rt_unlock(&t->lock);
 	if (me->timer.when)
 		timer_add(&me->timer, mp->p);
+	rt_unlock(&t->lock);
 	return true;
 }
 
@@ -228,6 +231,7 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 			me->timer.f = join_timeout;
 			me->timer.arg = me;
 			me->timer.seq = g_arm(me);
+			t->joinseq = me->timer.seq;
 			g_park(join_unlock, t, WAIT_JOIN);
 			if (deadline)
 				timer_del(&me->timer);
