@@ -6,7 +6,7 @@ top=${BUILDDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 prog="$top/demo/threads"
 n=${1:-10000}
 
-echo "demo: $n threads, each sleeping 1 ms and computing, ten times over"
+echo "demo: $n threads, each sleeping 5 ms and computing, ten times over"
 echo
 echo "== NPTL (glibc's threads: one OS thread per thread)"
 "$prog" "$n" | tee /tmp/gmp-demo-nptl.$$

@@ -1,6 +1,6 @@
 /*
  * demo/threads.c — a thread-heavy program: 10,000 threads, each sleeping
- * 1 ms and computing a little, ten times over. It knows nothing about
+ * 5 ms and computing a little, ten times over. It knows nothing about
  * libgmp; run it plainly (NPTL) or under libgmp and compare what it
  * prints: threads created, the most OS threads the process had at once
  * (sampled from /proc/self/status), wall time, and a checksum that must
@@ -51,7 +51,7 @@ static void *worker(void *arg)
 	unsigned long id = (unsigned long)arg, sum = 0;
 	atomic_fetch_add(&running, 1);
 	for (int round = 0; round < 10; round++) {
-		usleep(1000);
+		usleep(5000);
 		sum += compute(id * 10 + (unsigned long)round);
 	}
 	atomic_fetch_add(&checksum, sum);

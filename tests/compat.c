@@ -174,3 +174,79 @@ Test(compat, schedtrace_prints_sched_lines, .timeout = 30)
 	cr_assert(strstr(r.err, "gomaxprocs=2"));
 	run_free(&r);
 }
+
+Test(compat, threads_glibc_makes_create_join_and_sleep, .timeout = 30)
+{
+	struct run r = expect_pass("foreign_threads", NULL, (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+	run_free(&r);
+}
+
+/* On a glibc whose thread layout libgmp does not know, it says so once
+ * and every call goes to glibc: threads are real OS threads again. */
+Test(compat, unknown_glibc_layout_passes_through, .timeout = 60)
+{
+	const char *env[] = {"GMP_TEST_UNKNOWN_LAYOUT=1", NULL};
+	struct run r = expect_pass("sleepers", (const char *[]){"300", NULL}, env, 50);
+	cr_assert_eq(count_prefix(r.err, "gmp: warning:"), 1, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "passes every call through to glibc"), "%s", r.err);
+	const char *p = strstr(r.out, "os_threads=");
+	cr_assert(p && atol(p + 11) > 300, "threads are OS threads again: %s", r.out);
+	run_free(&r);
+	r = expect_pass("tls_torture", NULL, env, 50);
+	run_free(&r);
+}
+
+/* --- gmprun ---------------------------------------------------------------- */
+
+static struct run gmprun(const char *const args[], int timeout)
+{
+	static char exe[4096];
+	const char *argv[16] = {exe};
+	snprintf(exe, sizeof exe, "%s", build_path("gmprun"));
+	for (int i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	return run_prog(argv, NULL, timeout, false);
+}
+
+Test(compat, gmprun_stats, .timeout = 60)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("create_join_storm"));
+	struct run r = gmprun((const char *[]){"-p", "2", "--stats", "--", prog, "3", "40", NULL}, 50);
+	if (run_code(&r) != 0)
+		run_dump("gmprun --stats", &r);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.out, "PASS storm threads=120"));
+	cr_assert(strstr(r.err, "gmprun: threads created:   120\n"), "%s", r.err);
+	cr_assert(strstr(r.err, "gmprun: processors:        2\n"), "%s", r.err);
+	const char *p = strstr(r.err, "gmprun: peak OS threads:");
+	cr_assert(p);
+	long os = atol(p + strlen("gmprun: peak OS threads:"));
+	cr_assert(os >= 1 && os <= 2 + 4, "peak OS threads %ld", os);
+	run_free(&r);
+
+	r = gmprun((const char *[]){"--stats=json", prog, "1", "5", NULL}, 50);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.err, "{\"threads_created\": 5, "), "%s", r.err);
+	run_free(&r);
+}
+
+Test(compat, gmprun_exit_status_and_bad_options, .timeout = 60)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("exit_status"));
+	struct run r = gmprun((const char *[]){prog, "7", NULL}, 20);
+	cr_assert_eq(run_code(&r), 7);
+	run_free(&r);
+	r = gmprun((const char *[]){"--stats", prog, "0", "15", NULL}, 20);
+	cr_assert_eq(run_code(&r), 128 + 15, "SIGTERM gives 143, got %d", run_code(&r));
+	cr_assert(strstr(r.err, "no statistics"), "%s", r.err);
+	run_free(&r);
+	r = gmprun((const char *[]){"-p", "0", prog, NULL}, 20);
+	cr_assert_eq(run_code(&r), 2);
+	cr_assert(strstr(r.err, "-p wants a processor count from 1 to 1024"), "%s", r.err);
+	run_free(&r);
+	r = gmprun((const char *[]){"--bogus", prog, NULL}, 20);
+	cr_assert_eq(run_code(&r), 2);
+	run_free(&r);
+}
