@@ -112,11 +112,22 @@ static struct m *m_alloc(void)
 	return mp;
 }
 
+/* Before an M sleeps: wear its own TLS instead of the last G's (see
+ * m->own_tp). The next G switch writes the thread pointer anyway. */
+static void m_wear_own_tls(struct m *mp)
+{
+	if (mp->own_tp && mp->fs != mp->own_tp) {
+		arch_set_fs(mp->own_tp);
+		mp->fs = mp->own_tp;
+	}
+}
+
 /* Stop the M until someone hands it a P (m_start); then hold that P. */
 static void stopm(struct m *mp)
 {
 	rt_assert(!mp->p, "stopm: holding a P");
 	rt_assert(!mp->spinning, "stopm: spinning");
+	m_wear_own_tls(mp);
 	rt_lock(&sched.lock);
 	mput(mp);
 	rt_unlock(&sched.lock);
@@ -230,6 +241,7 @@ static void stoplockedm(struct m *mp)
 {
 	if (mp->p)
 		handoffp(releasep(mp));
+	m_wear_own_tls(mp);
 	note_sleep(&mp->park);
 	note_clear(&mp->park);
 	acquirep(mp, mp->nextp);
@@ -406,6 +418,7 @@ top:;
 		pollUntil = next;
 	if (pollUntil != 0 && xchg(&sched.lastpoll, (int64_t)0) != 0) {
 		st_rel(&sched.pollUntil, pollUntil);
+		m_wear_own_tls(mp);
 		now = rt_nanotime();
 		if (pollUntil > now)
 			netpoll(pollUntil - now);
@@ -698,7 +711,7 @@ static void *alloc_g0_stack(void)
 	return (void *)(((uintptr_t)s + G0_STACK_SIZE + guard - 64) & ~(uintptr_t)15);
 }
 
-void sched_init(int nprocs, struct g *maing)
+void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 {
 	sched.gomaxprocs = nprocs;
 	sched.start_ns = rt_nanotime();
@@ -722,6 +735,7 @@ void sched_init(int nprocs, struct g *maing)
 	m0.tid = os_gettid();
 	m0.rand = 0x853C49E6748FEA9Bull;
 	m0.g0_top = alloc_g0_stack();
+	m0.own_tp = m0_tp;
 	sched.allm = &m0;
 	acquirep(&m0, sched.allp[0]);
 
@@ -744,6 +758,7 @@ void *m_main(void *arg)
 	 * this frame is abandoned once schedule() runs. */
 	mp->g0_top = (void *)(((uintptr_t)arch_stack_pointer() - 256) & ~(uintptr_t)15);
 	mp->fs = arch_tp();
+	mp->own_tp = mp->fs;
 	if (mp->nextp) {
 		acquirep(mp, mp->nextp);
 		mp->nextp = NULL;

@@ -89,6 +89,10 @@ struct m {
 	struct m *schedlink;		/* idle M list; under sched.lock */
 	struct m *alllink;		/* all Ms; append-only */
 	uintptr_t fs;			/* thread pointer loaded now; owner only */
+	/* The M's own TCB (its OS thread's, or one made for M0), worn while
+	 * the M sleeps so that a signal landing there does not run on the
+	 * TLS of a G that may be running elsewhere. 0: none. */
+	uintptr_t own_tp;
 	/* The G this M is dedicated to (SCOPE_SYSTEM) and only runs. */
 	struct g *lockedg;
 	/* g_park hand-off to the g0 half; owner only. */
@@ -145,8 +149,9 @@ extern struct sched sched;
 /* --- setup --------------------------------------------------------------- */
 
 /* Create the Ps and make the calling thread M0 running `maing` (which
- * already has its TCB). Called once. */
-void sched_init(int nprocs, struct g *maing);
+ * already has its TCB), with m0_tp as M0's own TCB (0: none). Called
+ * once. */
+void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp);
 /* Start the runtime's service thread (sysmon) if it is not running. Must
  * be called from a G (valid TLS). Returns 0 or an errno value. */
 int sched_start(void);

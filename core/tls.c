@@ -354,6 +354,40 @@ void tls_adopt_current(struct g *gp)
 	W(tp, GMP_TCB_G_SLOT) = (uintptr_t)gp;
 }
 
+uintptr_t tls_new_m_tcb(int tid)
+{
+	size_t len = (tls.block + 4096 + 4095) & ~(size_t)4095;
+	char *mem = rt_mmap(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!mem)
+		return 0;
+	uintptr_t tp = tls_tp_for_top(mem + len);
+	if (!dl_allocate_tls((void *)tp)) {
+		rt_munmap(mem, len);
+		return 0;
+	}
+	uintptr_t me = arch_tp();
+	W(tp, 0) = tp;
+	W(tp, TCB_SELF) = tp;
+	*(int *)(tp + TCB_MULTI) = 1;
+	W(tp, TCB_CANARY) = W(me, TCB_CANARY);
+	W(tp, TCB_PTRGUARD) = W(me, TCB_PTRGUARD);
+	*(uint32_t *)(tp + TCB_FEATURE1) = *(uint32_t *)(me + TCB_FEATURE1);
+	*(int *)(tp + PD_TID) = tid;
+	W(tp, PD_ROBUST_PREV) = tp + PD_ROBUST_HEAD;
+	W(tp, PD_ROBUST_HEAD) = tp + PD_ROBUST_HEAD;
+	*(long *)(tp + PD_ROBUST_HEAD + 8) = -32;
+	W(tp, PD_SPECIFIC) = tp + PD_SPECIFIC1;
+	W(tp, PD_LIST) = tp + PD_LIST;		/* self-linked: on no list */
+	W(tp, PD_LIST + 8) = tp + PD_LIST;
+	*(int32_t *)(tp + PD_RSEQ + 4) = -2;
+	/* what start_thread would have done on it */
+	W(tp, resp_off) = tp + PD_RES;
+	arch_set_fs(tp);
+	ctype_init();
+	arch_set_fs(me);
+	return tp;
+}
+
 /* --- malloc probe ---------------------------------------------------------------- */
 
 struct libc_tls {

@@ -66,4 +66,9 @@ void tls_exit(uintptr_t tp);
 /* Make the calling thread's own TCB (the initial thread's) gp's. */
 void tls_adopt_current(struct g *gp);
 
+/* A TCB of its own for an M whose OS thread's TCB belongs to a G (the
+ * initial thread's M): not a G's (getg() is NULL on it), carrying the
+ * M's kernel tid. Valid TLS; returns 0 on failure. */
+uintptr_t tls_new_m_tcb(int tid);
+
 #endif

@@ -51,8 +51,9 @@ static void runtime_init(void)
 	mg->goid = xadd(&sched.goidgen, 1) + 1;
 	mg->stack.kind = STACK_MAIN;
 	prctl(PR_GET_NAME, mg->name, 0, 0, 0);
+	uintptr_t m0_tp = tls_new_m_tcb(os_gettid());
 	tls_adopt_current(mg);
-	sched_init(rt_cfg.maxprocs, mg);
+	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 }
 
 void gmp_init_slow(void)

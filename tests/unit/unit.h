@@ -26,8 +26,9 @@ static inline struct g *core_up(int nprocs)
 	cr_assert(mg);
 	mg->flags = G_FLAG_MAIN;
 	mg->stack.kind = STACK_MAIN;
+	uintptr_t m0_tp = tls_new_m_tcb(os_gettid());
 	tls_adopt_current(mg);
-	sched_init(nprocs, mg);
+	sched_init(nprocs, mg, m0_tp);
 	cr_assert_eq(sched_start(), 0);
 	return mg;
 }
