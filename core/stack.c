@@ -29,7 +29,8 @@ static size_t default_guard;
  */
 static struct rt_mutex lock;		/* leaf */
 static char *cur;
-static uint32_t next = ARENA_SLOTS;
+static uint32_t cur_slots;		/* slots in the current arena */
+static uint32_t next;
 static char *freelist;			/* slot bases */
 static _Atomic int guard_mode;		/* 0 unknown, 1 madvise, 2 mprotect */
 static uint64_t narenas, nslots;
@@ -92,16 +93,21 @@ static int arena_slot(struct gstack *s)
 		s->tls_ready = true;
 		return 0;
 	}
-	if (next == ARENA_SLOTS) {
-		size_t len = slot_bytes() * ARENA_SLOTS;
-		char *a = rt_mmap(len, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK);
+	if (next == cur_slots) {
+		/* a new arena; when address space is short, a smaller one */
+		char *a = NULL;
+		uint32_t n;
+		for (n = ARENA_SLOTS; n >= 1 && !a; n /= 2)
+			a = rt_mmap(slot_bytes() * n, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK);
 		if (!a) {
 			rt_unlock(&lock);
 			return EAGAIN;
 		}
-		arch_syscall3(SYS_madvise, a, len, MADV_NOHUGEPAGE);
+		n *= 2;		/* undo the loop's last halving */
+		arch_syscall3(SYS_madvise, a, slot_bytes() * n, MADV_NOHUGEPAGE);
 		cur = a;
+		cur_slots = n;
 		next = 0;
 		narenas++;
 	}

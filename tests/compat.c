@@ -172,6 +172,27 @@ Test(compat, schedtrace_prints_sched_lines, .timeout = 30)
 	struct run r = expect_pass("sleepers", (const char *[]){"200", NULL}, env, 30);
 	cr_assert(count_prefix(r.err, "SCHED ") >= 2, "stderr: %s", r.err);
 	cr_assert(strstr(r.err, "gomaxprocs=2"));
+	cr_assert_eq(count_prefix(r.err, "  P0:"), 0, "no detail without scheddetail");
+	run_free(&r);
+}
+
+Test(compat, scheddetail_lists_p_m_and_waiting_threads, .timeout = 30)
+{
+	const char *env[] = {"GMPDEBUG=schedtrace=20,scheddetail=1", "GMPMAXPROCS=2", NULL};
+	struct run r = expect_pass("sleepers", (const char *[]){"50", NULL}, env, 30);
+	cr_assert(count_prefix(r.err, "  P0: status=") >= 1, "stderr: %s", r.err);
+	cr_assert(count_prefix(r.err, "  P1: status=") >= 1);
+	cr_assert(count_prefix(r.err, "  M0: ") >= 1);
+	cr_assert(strstr(r.err, "(waiting sleep)"), "a sleeping thread is shown waiting");
+	run_free(&r);
+}
+
+/* Running out of address space makes pthread_create return EAGAIN. */
+Test(compat, out_of_memory_is_eagain, .timeout = 60)
+{
+	struct run r = expect_pass("exhaust", (const char *[]){"3072", NULL},
+				   (const char *[]){"GMPMAXPROCS=2", NULL}, 50);
+	cr_assert(strstr(r.out, "then pthread_create returned EAGAIN"));
 	run_free(&r);
 }
 

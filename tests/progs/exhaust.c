@@ -1,0 +1,42 @@
+/* Out of address space: with RLIMIT_AS lowered (argv[1] MiB), create
+ * sleeping threads until pthread_create fails. It must fail with EAGAIN,
+ * not crash; then every created thread is released and joined. */
+#include "common.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+
+static atomic_int release;
+
+static void *waiter(void *arg)
+{
+	while (!atomic_load(&release))
+		usleep(2000);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	long mib = argc > 1 ? atol(argv[1]) : 1024;
+	struct rlimit rl = {(rlim_t)mib << 20, (rlim_t)mib << 20};
+	CHECK(setrlimit(RLIMIT_AS, &rl) == 0, "setrlimit");
+	int cap = 1 << 20, n = 0, err = 0;
+	pthread_t *t = malloc(sizeof *t * (size_t)cap);
+	CHECK(t, "malloc");
+	while (n < cap) {
+		err = pthread_create(&t[n], NULL, waiter, NULL);
+		if (err)
+			break;
+		n++;
+	}
+	printf("created %d threads, then pthread_create returned %s\n", n,
+	       err == EAGAIN ? "EAGAIN" : err ? strerror(err) : "nothing");
+	CHECK(err == EAGAIN, "expected EAGAIN, got %d", err);
+	CHECK(n > 0, "no thread at all");
+	atomic_store(&release, 1);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_join(t[i], NULL) == 0, "join %d", i);
+	printf("PASS exhaust joined=%d\n", n);
+	return 0;
+}
