@@ -15,7 +15,7 @@ bench_concurrent_LDADD = -lpthread
 bench_maxthreads_SOURCES = bench/concurrent.c
 bench_maxthreads_CPPFLAGS = $(AM_CPPFLAGS) -DMAXTHREADS
 bench_maxthreads_LDADD = -lpthread
-EXTRA_DIST += bench/bench.h bench/run.sh bench/smoke.sh bench/README.md
+EXTRA_DIST += bench/bench.h bench/run.sh bench/smoke.sh bench/README.md bench/results.md
 
 TESTS += bench/smoke.sh
 
