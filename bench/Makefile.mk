@@ -1,1 +1,26 @@
 # bench/ — workloads run under NPTL and libgmp side by side.
+#
+# The workloads are ordinary pthread programs (nothing in them knows about
+# libgmp). `make bench` builds them and runs bench/run.sh, which times each
+# one under NPTL and under libgmp in the same invocation and writes
+# bench/results.md; it is not part of `make check`. `make check` runs only
+# bench/smoke.sh: every workload once under libgmp with tiny sizes, checking
+# that it completes and prints its RESULT line (no timing is judged there).
+BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent bench/maxthreads
+check_PROGRAMS += $(BENCH_PROGS)
+bench_create_join_LDADD = -lpthread
+bench_burst_LDADD = -lpthread
+bench_sleepers_LDADD = -lpthread
+bench_concurrent_LDADD = -lpthread
+bench_maxthreads_SOURCES = bench/concurrent.c
+bench_maxthreads_CPPFLAGS = $(AM_CPPFLAGS) -DMAXTHREADS
+bench_maxthreads_LDADD = -lpthread
+EXTRA_DIST += bench/bench.h bench/run.sh bench/smoke.sh bench/README.md bench/results.md
+
+TESTS += bench/smoke.sh
+
+# BENCH_ARGS is passed to the runner, e.g. make bench BENCH_ARGS="-r 3 --quick"
+bench: all $(BENCH_PROGS)
+	BUILDDIR=$(abs_top_builddir) $(top_srcdir)/bench/run.sh \
+		-o $(abs_top_srcdir)/bench/results.md $(BENCH_ARGS)
+.PHONY: bench

@@ -1,0 +1,337 @@
+#!/bin/bash
+# bench/run.sh — runs every bench workload under NPTL (plainly) and under
+# libgmp (through the build tree's gmprun), interleaved: repetition i runs
+# NPTL then libgmp when i is odd, libgmp then NPTL when i is even. It takes
+# the median of each measure over the repetitions, prints a table with the
+# NPTL/libgmp ratios and writes it, with the machine's facts, the command and
+# every run's raw RESULT line, to bench/results.md.
+#
+#   bench/run.sh [-r REPS] [-o FILE] [-p PROCS] [--quick] [--no-maxthreads]
+#                [--maxthreads-n N] [--only WORKLOAD,...]
+#
+#   -r REPS          repetitions per library and workload (default 5)
+#   -o FILE          where the report goes (default: results.md next to
+#                    this script); the raw lines also go to FILE's
+#                    directory as results-raw.txt
+#   -p PROCS         GMPMAXPROCS for the libgmp runs (default: libgmp's own)
+#   --quick          small sizes, no maxthreads: a check that it all works,
+#                    not numbers to publish
+#   --no-maxthreads  skip the 1,000,000-thread run
+#   --maxthreads-n N threads for maxthreads (default 1,000,000); it runs once
+#                    per library, and under libgmp only when MemAvailable
+#                    covers about 12 KiB per thread
+#   --only LIST      only these workloads (comma-separated)
+#
+# Needs bash, awk, timeout. BUILDDIR names the build tree (default: the
+# parent of this script's directory).
+set -u
+LC_ALL=C
+export LC_ALL
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=${BUILDDIR:-$(cd "$here/.." && pwd)}
+cmdline="bench/run.sh $*"
+reps=5
+out="$here/results.md"
+procs=
+quick=0
+maxthreads=1
+max_n=1000000
+only=
+
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) reps=$2; shift ;;
+	-o) out=$2; shift ;;
+	-p) procs=$2; shift ;;
+	--quick) quick=1 ;;
+	--no-maxthreads) maxthreads=0 ;;
+	--maxthreads-n) max_n=$2; shift ;;
+	--only) only=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+case $reps in ''|*[!0-9]*|0) echo "run.sh: -r wants a positive count" >&2; exit 2 ;; esac
+
+gmprun="$top/gmprun"
+for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleepers" \
+	"$top/bench/concurrent" "$top/bench/maxthreads"; do
+	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
+done
+[ -n "$procs" ] && export GMPMAXPROCS=$procs
+
+# workload | arguments | timeout (s) | repetitions [| arguments for NPTL]
+if [ $quick = 1 ]; then
+	maxthreads=0
+	plan="create_join|5000|60|$reps
+burst|2000 3|60|$reps
+sleepers|2000 20|60|$reps
+concurrent|10000 200|120|$reps"
+else
+	plan="create_join|20000|120|$reps
+burst|10000 5|120|$reps
+sleepers|10000 20|180|$reps
+concurrent|100000 500|300|$reps"
+fi
+if [ $maxthreads = 1 ]; then
+	plan="$plan
+maxthreads|$max_n 5000|1200|1|$max_n 500"
+fi
+
+raw=$(dirname "$out")/results-raw.txt
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmp-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+: >"$raw"
+
+mem_avail_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
+
+# run_one WORKLOAD MODE REP TIMEOUT ARGS...: one run, one line in $raw:
+#   WORKLOAD MODE REP rc=N RESULT-fields [rt_os_threads=N gomaxprocs=N]
+run_one() {
+	local w=$1 mode=$2 rep=$3 to=$4 rc line extra=
+	shift 4
+	if [ "$mode" = nptl ]; then
+		timeout "$to" "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
+	else
+		timeout "$to" "$gmprun" --stats=json -- "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
+	fi
+	rc=$?
+	line=$(grep -m1 '^RESULT ' "$tmp/out" | sed 's/^RESULT //')
+	if [ "$mode" = libgmp ]; then
+		extra=$(sed -n 's/^{.*"peak_os_threads": \([0-9]*\).*"gomaxprocs": \([0-9]*\)}$/rt_os_threads=\1 gomaxprocs=\2/p' "$tmp/err")
+	fi
+	[ $rc -eq 124 ] && line="TIMEOUT after ${to}s $line"
+	[ -z "$line" ] && line="NORESULT $(grep -v '^{' "$tmp/err" | head -3 | tr '\n' ' ')"
+	echo "$w $mode $rep rc=$rc $line $extra" | tee -a "$raw" >&2
+}
+
+# maxthreads re-checks its flag every 5 s under libgmp (a million threads
+# waking every 500 ms would be most of what the machine does), but NPTL stops
+# near 32,000 threads, which the usual 500 ms suits: it is released sooner.
+echo "$plan" | while IFS='|' read -r w args to n nargs; do
+	[ -n "$nargs" ] || nargs=$args
+	if [ -n "$only" ] && ! echo ",$only," | grep -q ",$w,"; then
+		continue
+	fi
+	for rep in $(seq 1 "$n"); do
+		# shellcheck disable=SC2086
+		if [ "$w" = maxthreads ] && [ "$(mem_avail_kib)" -lt $((${args%% *} * 12)) ]; then
+			echo "$w libgmp $rep rc=- SKIPPED MemAvailable=$(mem_avail_kib)KiB, needs about $((${args%% *} * 12))KiB" |
+				tee -a "$raw" >&2
+			run_one "$w" nptl "$rep" "$to" $nargs
+			continue
+		fi
+		if [ $((rep % 2)) = 1 ]; then
+			run_one "$w" nptl "$rep" "$to" $nargs
+			run_one "$w" libgmp "$rep" "$to" $args
+		else
+			run_one "$w" libgmp "$rep" "$to" $args
+			run_one "$w" nptl "$rep" "$to" $nargs
+		fi
+	done
+done
+
+# ---------------------------------------------------------------- report
+glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null || ldd --version | head -1)
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+memtotal=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+rev=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$here" diff --quiet HEAD 2>/dev/null || rev="$rev (with uncommitted changes)"
+
+awk -v reps="$reps" -v procs_env="${GMPMAXPROCS:-}" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	-v nproc="$(nproc)" -v kernel="$(uname -srm)" -v glibc="$glibc" -v cpu="$cpu" \
+	-v mem="$memtotal" -v pidmax="$(cat /proc/sys/kernel/pid_max)" \
+	-v maxmap="$(cat /proc/sys/vm/max_map_count)" -v stack="$(ulimit -s)" \
+	-v cmd="$cmdline" -v rev="$rev" '
+function median(w, m, k,    n, i, j, t, a) {
+	n = cnt[w, m, k]
+	if (n == 0) return ""
+	for (i = 1; i <= n; i++) a[i] = val[w, m, k, i]
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function has(w, m, k) { return cnt[w, m, k] > 0 }
+function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
+function fmt_ms(v) { return v == "" ? "n/a" : sprintf("%.1f", v * 1000) }
+# "12.3x faster" for times (NPTL / libgmp), "" when either is missing
+function speed(w, k,    a, b) {
+	if (!has(w, "nptl", k) || !has(w, "libgmp", k)) return "n/a"
+	a = median(w, "nptl", k); b = median(w, "libgmp", k)
+	if (b <= 0 || a <= 0) return "n/a"
+	return a >= b ? sprintf("**%.1fx faster**", a / b) : sprintf("**%.1fx slower**", b / a)
+}
+function runs(w, m) { return ok[w, m] + 0 "/" tot[w, m] + 0 }
+function threads(w, m) { return has(w, m, "peak_os_threads") ? sprintf("%d", median(w, m, "peak_os_threads")) : "n/a" }
+function mib(w, m) { return has(w, m, "rss_kib") ? sprintf("%.1f MiB", median(w, m, "rss_kib") / 1024) : "n/a" }
+function reached(w, m,    r, e) {
+	if (!has(w, m, "reached")) return "n/a"
+	r = sprintf("%d", median(w, m, "reached"))
+	e = err[w, m]
+	return e == "" || e == "none" ? r : r " (" e ")"
+}
+# one table row; the workload, its OS threads and RSS only on its first row
+function row(w, lbl, label, nv, gv, ratio,    first) {
+	first = w != last
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n", first ? lbl : "", label, nv, gv, ratio,
+		first ? threads(w, "nptl") " / " threads(w, "libgmp") : "",
+		first ? mib(w, "nptl") " / " mib(w, "libgmp") : ""
+	last = w
+}
+function size(w, k,    v) { v = median(w, "libgmp", k); return v != "" ? v : median(w, "nptl", k) }
+function verdict(c) { return c ? "**met**" : "**not met**" }
+{ rawl[++nraw] = $0; if (match($0, /gomaxprocs=[0-9]+/)) gp = substr($0, RSTART + 11, RLENGTH - 11) }
+{
+	w = $1; m = $2; tot[w, m]++
+	if ($4 == "rc=-") { skipped[w, m] = 1; skipline[w, m] = $0; next }
+	if ($4 == "rc=0" && $5 ~ /^name=/) ok[w, m]++
+	else { failed[w, m]++; failmsg[w, m] = $0 }
+	for (i = 5; i <= NF; i++) if (split($i, kv, "=") == 2) {
+		if (kv[1] == "create_error") { err[w, m] = kv[2]; continue }
+		if (kv[2] !~ /^-?[0-9.]+$/) continue
+		val[w, m, kv[1], ++cnt[w, m, kv[1]]] = kv[2]
+	}
+	if (!order[w]++) ws[++nw] = w
+}
+END {
+	procs = has_any_gp() ? gp : (procs_env != "" ? procs_env : "n/a")
+	print "# gmpsched benchmark results"
+	print ""
+	print "Every workload runs under glibc'"'"'s NPTL and under libgmp in the same invocation,"
+	print "interleaved (odd repetitions NPTL first, even ones libgmp first); each"
+	print "number is the median over the repetitions. Ratios are NPTL / libgmp: above"
+	print "1 means libgmp is faster. Peak OS threads and peak RSS are the medians of"
+	print "what each run measured itself (`Threads:` and `VmHWM` in /proc/self/status)."
+	print "`bench/README.md` describes the workloads."
+	print ""
+	print "| | |"
+	print "|---|---|"
+	print "| date | " date " |"
+	print "| command | `" cmd "` |"
+	print "| source | " rev " |"
+	print "| machine | " nproc " CPUs (" cpu "), " mem " |"
+	print "| kernel | " kernel " |"
+	print "| glibc | " glibc " |"
+	print "| GMPMAXPROCS | " procs (procs_env == "" ? " (libgmp'"'"'s default: the CPUs it may use)" : " (set)") " |"
+	print "| limits | pid_max " pidmax ", vm.max_map_count " maxmap ", stack " stack " KiB |"
+	print "| repetitions | " reps " per library (maxthreads: 1) |"
+	print ""
+	print "| workload | measure (median) | NPTL | libgmp | NPTL / libgmp | peak OS threads NPTL / libgmp | peak RSS NPTL / libgmp |"
+	print "|---|---|---|---|---|---|---|"
+	w = "create_join"
+	if (order[w]) {
+		row(w, w " (" size(w, "n") ")", "µs per create+join", fmt("%.2f", median(w, "nptl", "us_per_op")),
+		    fmt("%.2f", median(w, "libgmp", "us_per_op")), speed(w, "us_per_op"))
+	}
+	w = "burst"
+	if (order[w]) {
+		lbl = w " (" size(w, "n") " threads x " size(w, "reps") ")"
+		row(w, lbl, "first (cold) burst, ms", fmt_ms(median(w, "nptl", "cold_seconds")),
+		    fmt_ms(median(w, "libgmp", "cold_seconds")), speed(w, "cold_seconds"))
+		row(w, lbl, "later (warm) bursts, ms", fmt_ms(median(w, "nptl", "warm_seconds")),
+		    fmt_ms(median(w, "libgmp", "warm_seconds")), speed(w, "warm_seconds"))
+		row(w, lbl, "computation alone, µs/thread", fmt("%.2f", median(w, "nptl", "work_us")),
+		    fmt("%.2f", median(w, "libgmp", "work_us")), "")
+	}
+	w = "sleepers"
+	if (order[w]) {
+		r = size(w, "rounds")
+		lbl = w " (" size(w, "n") " threads x " r " x 1 ms)"
+		row(w, lbl, "wall time, s", fmt("%.3f", median(w, "nptl", "seconds")),
+		    fmt("%.3f", median(w, "libgmp", "seconds")), speed(w, "seconds"))
+		row(w, lbl, "wall / ideal (" r " ms)", fmt("%.1fx", median(w, "nptl", "x_ideal")),
+		    fmt("%.1fx", median(w, "libgmp", "x_ideal")), "")
+	}
+	for (x = 1; x <= 2; x++) {
+		w = x == 1 ? "concurrent" : "maxthreads"
+		if (!order[w]) continue
+		lbl = w " (" size(w, "n") ")"
+		# ratios only for the same thread count and re-check period
+		same = w == "concurrent" && has(w, "nptl", "reached") && median(w, "nptl", "reached") == median(w, "libgmp", "reached")
+		row(w, lbl, "threads alive at once", reached(w, "nptl"), skipped[w, "libgmp"] ? "skipped" : reached(w, "libgmp"), "")
+		row(w, lbl, "threads joined", fmt("%d", median(w, "nptl", "joined")), fmt("%d", median(w, "libgmp", "joined")), "")
+		row(w, lbl, "RSS per thread, KiB (peak)", fmt("%.2f", median(w, "nptl", "hwm_kib_per_thread")),
+		    fmt("%.2f", median(w, "libgmp", "hwm_kib_per_thread")), "")
+		row(w, lbl, "page tables per thread, KiB (VmPTE, not in RSS)", fmt("%.2f", median(w, "nptl", "pte_kib_per_thread")),
+		    fmt("%.2f", median(w, "libgmp", "pte_kib_per_thread")), "")
+		row(w, lbl, "create all, s", fmt("%.2f", median(w, "nptl", "create_seconds")),
+		    fmt("%.2f", median(w, "libgmp", "create_seconds")), same ? speed(w, "create_seconds") : "(not comparable)")
+		row(w, lbl, "create, release and join all, s", fmt("%.2f", median(w, "nptl", "seconds")),
+		    fmt("%.2f", median(w, "libgmp", "seconds")), same ? speed(w, "seconds") : "(not comparable)")
+	}
+	print ""
+	nf = 0
+	for (i = 1; i <= nw; i++) for (x = 1; x <= 2; x++) {
+		m = x == 1 ? "nptl" : "libgmp"
+		if (failed[ws[i], m]) {
+			if (!nf++) print "Runs that failed (not in the medians):\n"
+			print "- " ws[i] " under " m ": " failed[ws[i], m] " of " tot[ws[i], m] " runs: `" failmsg[ws[i], m] "`"
+		}
+		if (skipped[ws[i], m]) {
+			if (!nf++) print "Runs that failed (not in the medians):\n"
+			print "- " ws[i] " under " m ": not run: `" skipline[ws[i], m] "`"
+		}
+	}
+	if (nf) print ""
+
+	print "## Targets"
+	print ""
+	w = "create_join"
+	if (order[w] && has(w, "libgmp", "us_per_op") && has(w, "nptl", "us_per_op")) {
+		q = median(w, "nptl", "us_per_op") / median(w, "libgmp", "us_per_op")
+		printf "- create+join one at a time >= 10x faster than NPTL: %.1fx — %s\n", q, verdict(q >= 10)
+	}
+	w = "burst"
+	if (order[w] && has(w, "libgmp", "cold_seconds") && has(w, "nptl", "cold_seconds")) {
+		c = median(w, "nptl", "cold_seconds") / median(w, "libgmp", "cold_seconds")
+		h = median(w, "nptl", "warm_seconds") / median(w, "libgmp", "warm_seconds")
+		printf "- %d-thread burst >= 20x faster than NPTL: first (cold) burst %.1fx — %s; later (warm) bursts %.1fx — %s\n",
+			median(w, "libgmp", "n"), c, verdict(c >= 20), h, verdict(h >= 20)
+	}
+	w = "sleepers"
+	if (order[w] && has(w, "libgmp", "x_ideal")) {
+		q = median(w, "libgmp", "x_ideal")
+		printf "- %d threads x %d x 1 ms sleeps within 20x of ideal: libgmp %.1fx ideal (NPTL %s) — %s\n",
+			median(w, "libgmp", "n"), median(w, "libgmp", "rounds"), q,
+			fmt("%.1fx", median(w, "nptl", "x_ideal")), verdict(q <= 20)
+	}
+	w = "concurrent"
+	if (order[w] && has(w, "libgmp", "reached")) {
+		t = median(w, "libgmp", "peak_os_threads"); k = median(w, "libgmp", "hwm_kib_per_thread")
+		all = median(w, "libgmp", "reached") == median(w, "libgmp", "n")
+		printf "- %d concurrent sleepers: all alive at once: %s; OS threads %d <= GMPMAXPROCS + 4 = %s: %s; peak RSS per thread %.2f KiB <= 32 KiB: %s\n",
+			median(w, "libgmp", "n"), all ? "yes" : "no, " reached(w, "libgmp"), t, procs == "n/a" ? "n/a" : procs + 4,
+			procs == "n/a" ? "n/a" : verdict(t <= procs + 4), k, verdict(k <= 32)
+	}
+	w = "maxthreads"
+	if (!order[w])
+		print "- 1,000,000 concurrent threads reached and joined: **not measured** in this run"
+	else if (skipped[w, "libgmp"])
+		print "- 1,000,000 concurrent threads reached and joined: **not measured** (not enough memory)"
+	else {
+		r = median(w, "libgmp", "reached"); j = median(w, "libgmp", "joined")
+		n = size(w, "n")
+		printf "- 1,000,000 concurrent threads reached and joined: %d asked, reached %s, joined %s, in %s s, peak RSS %s — %s\n",
+			n, fmt("%d", r), fmt("%d", j), fmt("%.1f", median(w, "libgmp", "seconds")),
+			mib(w, "libgmp"), n < 1000000 ? "**not measured** at 1,000,000" : verdict(r != "" && r == n && j == n)
+	}
+	print ""
+	print "## Raw results"
+	print ""
+	print "One line per run: workload, library, repetition, exit status, the"
+	print "workload'"'"'s RESULT fields, and for libgmp what `gmprun --stats` counted"
+	print "(`rt_os_threads`: the runtime'"'"'s own peak OS thread count)."
+	print ""
+	print "```"
+	for (i = 1; i <= nraw; i++) print rawl[i]
+	print "```"
+}
+function has_any_gp() { return gp != "" }
+' "$raw" >"$tmp/report"
+
+sed -n '/^| workload/,/^$/p' "$tmp/report"
+sed -n '/^## Targets/,/^## Raw/p' "$tmp/report" | sed '$d'
+cp "$tmp/report" "$out"
+echo "wrote $out (raw lines in $raw)"
