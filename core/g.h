@@ -110,7 +110,7 @@ struct g {
 
 	/* --- stack and TLS: owned by the G while alive ------------------- */
 	struct gstack stack;
-	uintptr_t tcb;			/* thread pointer == pthread_t */
+	uintptr_t tcb;			/* its thread pointer while alive */
 
 	/* --- start and exit: written by the creator before publishing ---- */
 	void *(*start)(void *);
@@ -143,7 +143,8 @@ struct g {
 	 * outlive the frames the unwind discards, so not on the stack. */
 	_Alignas(16) unsigned char unwind_exc[32];
 	sigset_t sigmask;		/* reserved: per-G signal mask */
-	int cancelstate, canceltype;	/* reserved: cancellation */
+	int cancelstate, canceltype;	/* owned by the G */
+	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
 	bool keys_used;			/* a key value was ever set */
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	cpu_set_t *affinity;		/* stored affinity, NULL = inherit */

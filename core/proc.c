@@ -5,6 +5,7 @@
 #include "core/sched.h"
 #include "core/stack.h"
 #include "core/tls.h"
+#include "core/os.h"
 
 #include <errno.h>
 
@@ -47,35 +48,58 @@ static void gfput_any(struct g *gp)
 	rt_unlock(&sched.gflock);
 }
 
-/* Drop gp's current stack (and the TLS on it) for good. */
-static void stack_drop(struct g *gp)
+/*
+ * Stacks of ended threads, per P: default-shape stacks whose TCB is set
+ * up, ready to be recycled warm. The owner P only (a G holding it, or g0
+ * of its M). Beyond STACK_CACHE_MAX, half goes to the global cache.
+ */
+#define STACK_CACHE_MAX 64
+
+static bool stack_cache_get(struct p *pp, struct gstack *s)
+{
+	if (!pp || !stack_list_pop(&pp->sfree, s))
+		return false;
+	pp->nsfree--;
+	return true;
+}
+
+void proc_stack_release(struct p *pp, struct g *gp)
 {
 	struct gstack *s = &gp->stack;
-	if (s->kind == STACK_MAPPED && s->tls_ready)
-		tls_release(tls_tp_for_top(stack_top(s)));
-	if (s->kind == STACK_ARENA || s->kind == STACK_MAPPED)
+
+	if (s->kind == STACK_ARENA && s->tls_ready) {
+		stack_list_push(&pp->sfree, s);
+		if (++pp->nsfree > STACK_CACHE_MAX) {
+			struct gstack t;
+			while (pp->nsfree > STACK_CACHE_MAX / 2 && stack_cache_get(pp, &t))
+				stack_free(&t);
+		}
+	} else if (s->kind == STACK_MAPPED && s->tls_ready) {
+		stack_defer(s);
+	} else if (s->kind == STACK_MAPPED) {
 		stack_free(s);
+	}
+	/* base, size and guard stay, to describe the ended thread */
 	s->kind = STACK_NONE;
 	s->tls_ready = false;
 }
 
-/* Give gp a stack of the wanted shape with a ready TCB at its top. A
- * dead G's stack is reused as it is when its shape fits. */
+/* Give gp a stack of the wanted shape with a ready TCB at its top:
+ * warm from this P's cache when the shape is the default. */
 static int stack_and_tls(struct g *gp, const struct g_spec *spec)
 {
 	struct gstack *s = &gp->stack;
 	int err;
 
+	stack_reclaim();
 	if (spec->stackaddr) {
-		stack_drop(gp);
 		s->kind = STACK_USER;
 		s->base = spec->stackaddr;
 		s->size = spec->stacksize;
 		s->guard = 0;
 		s->tls_ready = false;
-	} else if ((s->kind != STACK_ARENA && s->kind != STACK_MAPPED) ||
-		   s->size != spec->stacksize || s->guard != spec->guardsize) {
-		stack_drop(gp);
+	} else if (spec->stacksize != stack_default_size() || spec->guardsize != os_pagesize ||
+		   !stack_cache_get(my_p(), s)) {
 		err = stack_alloc(s, spec->stacksize, spec->guardsize);
 		if (err)
 			return err;

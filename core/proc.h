@@ -20,9 +20,10 @@ struct g_spec {
 
 /*
  * Get a G ready to start at entry(gp): status IDLE or DEAD, stack and TLS
- * set up, context built; every other field as its last life left it (the
- * caller resets what it owns). Valid TLS. Returns 0 or EAGAIN; *from gets
- * the status to pass to proc_start.
+ * set up (a stack of an ended thread, warm, when the shape is the
+ * default), context built; every other field as its last life left it
+ * (the caller resets what it owns). Valid TLS. Returns 0 or EAGAIN;
+ * *from gets the status to pass to proc_start.
  */
 int proc_new(struct g **gpp, uint32_t *from, const struct g_spec *spec,
 	     void (*entry)(void *));
@@ -32,6 +33,11 @@ void proc_start(struct g *gp, uint32_t from);
 void proc_discard(struct g *gp, uint32_t from);
 /* A dead G nobody needs any more (joined, or detached at exit). */
 void proc_reap(struct g *gp);
+
+/* The thread of gp has ended (g0, holding pp): its stack and TLS go to
+ * pp's cache for the next thread, at once — the G itself may wait for a
+ * join much longer. TLS-free. */
+void proc_stack_release(struct p *pp, struct g *gp);
 
 /* The running G ends: returns true when it was the last live G (the
  * caller then ends the process). Call after every destructor. */

@@ -9,6 +9,7 @@
  */
 #include "core/sched.h"
 #include "core/netpoll.h"
+#include "core/proc.h"
 #include "core/os.h"
 
 #include <limits.h>
@@ -605,6 +606,9 @@ void g_sleep_until(int64_t when)
 	gp->timer.arg = gp;
 	gp->timer.seq = g_arm(gp);
 	g_park(sleep_unlock, NULL, WAIT_SLEEP);
+	/* woken early (cancellation): the timer must not stay queued, the
+	 * next sleep reuses it */
+	timer_del(&gp->timer);
 }
 
 /* --- exit ---------------------------------------------------------------------- */
@@ -617,6 +621,7 @@ static void goexit0(void *arg)
 
 	g_casstatus(gp, G_RUNNING, G_DEAD);
 	dropg(mp, gp);
+	proc_stack_release(pp, gp);
 	if (gp->lockedm) {
 		/* the dedicated M becomes an ordinary one */
 		mp->lockedg = NULL;
@@ -651,7 +656,7 @@ _Noreturn void g_exit_switch(void)
 void gfput(struct p *pp, struct g *gp)
 {
 	if (gp->flags & G_FLAG_MAIN)
-		return;		/* the initial thread's TCB is glibc's: never reuse */
+		return;		/* the main thread's G is not reused */
 	gp->schedlink = pp->gfree;
 	pp->gfree = gp;
 	if (++pp->ngfree < GFREE_LOCAL_MAX)

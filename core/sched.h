@@ -63,9 +63,12 @@ struct p {
 
 	struct timers timers;
 
-	/* Dead Gs (with their stacks and TLS), owner only. */
+	/* Dead G structures, and stacks (with their TLS) of ended threads,
+	 * for reuse; owner only (core/proc.c). */
 	struct g *gfree;
 	int ngfree;
+	char *sfree;
+	int nsfree;
 
 	struct p *link;			/* idle list; under sched.lock */
 
@@ -175,10 +178,10 @@ struct g *globrunq_get_locked(struct p *pp, int max);
 
 /* --- G life ------------------------------------------------------------------- */
 
-/* Owner P only (pp held by the caller). Take a dead G from pp's cache or
- * the global one; NULL if none. */
+/* Owner P only (pp held by the caller). Take a dead G structure from pp's
+ * cache or the global one; NULL if none. */
 struct g *gfget(struct p *pp);
-/* Put a dead G (with its stack) on pp's cache. Owner P only. */
+/* Put a dead G structure on pp's cache. Owner P only. */
 void gfput(struct p *pp, struct g *gp);
 
 /* Make a new RUNNABLE G runnable from a G (its own P's runnext) or from a

@@ -35,7 +35,43 @@ static char *freelist;			/* slot bases */
 static _Atomic int guard_mode;		/* 0 unknown, 1 madvise, 2 mprotect */
 static uint64_t narenas, nslots;
 
-#define FREE_LINK_SLOT 0x40	/* tcbhead_t's unused_vgetcpu_cache[1] */
+/* Words of the (dead) TCB at a listed stack's top: the link, and for
+ * deferred stacks their shape. tcbhead_t's unused_vgetcpu_cache[1] and
+ * __private_tm[0..1]; tls_setup clears them when the TCB is reused. */
+#define LINK_SLOT 0x40
+#define SIZE_SLOT 0x50
+#define GUARD_SLOT 0x58
+
+static struct rt_mutex defer_lock;	/* leaf */
+static char *deferred;			/* tops of deferred stacks */
+static _Atomic int ndeferred;
+
+static uintptr_t default_tp(char *base)
+{
+	return tls_tp_for_top(base + default_guard + default_size);
+}
+
+void stack_list_push(char **head, const struct gstack *s)
+{
+	*(char **)(default_tp(s->base) + LINK_SLOT) = *head;
+	*head = s->base;
+}
+
+bool stack_list_pop(char **head, struct gstack *s)
+{
+	char *base = *head;
+	if (!base)
+		return false;
+	uintptr_t tp = default_tp(base);
+	*head = *(char **)(tp + LINK_SLOT);
+	*(char **)(tp + LINK_SLOT) = NULL;
+	s->base = base;
+	s->size = default_size;
+	s->guard = default_guard;
+	s->kind = STACK_ARENA;
+	s->tls_ready = true;
+	return true;
+}
 
 void stack_init(void)
 {
@@ -83,14 +119,8 @@ static int guard_install(char *p, size_t len)
 static int arena_slot(struct gstack *s)
 {
 	rt_lock(&lock);
-	if (freelist) {
-		char *base = freelist;
-		uintptr_t tp = tls_tp_for_top(base + slot_bytes());
-		freelist = *(char **)(tp + FREE_LINK_SLOT);
-		*(char **)(tp + FREE_LINK_SLOT) = NULL;
+	if (stack_list_pop(&freelist, s)) {
 		rt_unlock(&lock);
-		s->base = base;
-		s->tls_ready = true;
 		return 0;
 	}
 	if (next == cur_slots) {
@@ -163,10 +193,8 @@ void stack_free(struct gstack *s)
 	switch (s->kind) {
 	case STACK_ARENA:
 		if (s->tls_ready) {
-			uintptr_t tp = tls_tp_for_top(stack_top(s));
 			rt_lock(&lock);
-			*(char **)(tp + FREE_LINK_SLOT) = freelist;
-			freelist = s->base;
+			stack_list_push(&freelist, s);
 			rt_unlock(&lock);
 		}
 		/* A slot whose TCB was never set up only happens when setting
@@ -182,6 +210,41 @@ void stack_free(struct gstack *s)
 	s->kind = STACK_NONE;
 	s->base = NULL;
 	s->tls_ready = false;
+}
+
+void stack_defer(const struct gstack *s)
+{
+	uintptr_t tp = tls_tp_for_top(stack_top(s));
+	*(char **)(tp + SIZE_SLOT) = (char *)s->size;
+	*(char **)(tp + GUARD_SLOT) = (char *)s->guard;
+	rt_lock(&defer_lock);
+	*(char **)(tp + LINK_SLOT) = deferred;
+	deferred = stack_top(s);
+	xadd(&ndeferred, 1);
+	rt_unlock(&defer_lock);
+}
+
+void stack_reclaim(void)
+{
+	if (!ld_rlx(&ndeferred))
+		return;
+	rt_lock(&defer_lock);
+	char *top = deferred;
+	deferred = NULL;
+	st_rlx(&ndeferred, 0);
+	rt_unlock(&defer_lock);
+	while (top) {
+		uintptr_t tp = tls_tp_for_top(top);
+		struct gstack s = {
+			.size = (size_t)*(char **)(tp + SIZE_SLOT),
+			.guard = (size_t)*(char **)(tp + GUARD_SLOT),
+			.kind = STACK_MAPPED,
+		};
+		s.base = top - s.size - s.guard;
+		top = *(char **)(tp + LINK_SLOT);
+		tls_release(tp);
+		stack_free(&s);
+	}
 }
 
 void stack_stats(uint64_t *arenas, uint64_t *slots)

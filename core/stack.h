@@ -29,10 +29,26 @@ size_t stack_default_size(void);
  * (s->tls_ready then tells the TCB at its top is initialised). Returns 0
  * or EAGAIN. TLS-free. */
 int stack_alloc(struct gstack *s, size_t size, size_t guard);
-/* Give s's memory back (cache or unmap). Its TCB must already have been
- * released with tls_release unless s->tls_ready and the stack is cached.
- * TLS-free. */
+/* Give s's memory back: a default-shape stack whose TCB is set up goes
+ * to the global cache; a stack of its own mapping is unmapped (its TCB
+ * must have been released with tls_release). TLS-free. */
 void stack_free(struct gstack *s);
+
+/*
+ * Lists of default-shape stacks with a set-up TCB, linked through a word
+ * of that TCB (always resident). A list is a `char *` head, protected by
+ * its owner. TLS-free.
+ */
+void stack_list_push(char **head, const struct gstack *s);
+bool stack_list_pop(char **head, struct gstack *s);
+
+/*
+ * Stacks of their own mapping whose thread has ended on g0, where their
+ * TCB cannot be released (that calls free). stack_defer queues one
+ * (TLS-free); stack_reclaim releases every queued one (valid TLS).
+ */
+void stack_defer(const struct gstack *s);
+void stack_reclaim(void);
 
 static inline char *stack_top(const struct gstack *s)
 {

@@ -85,14 +85,19 @@ static _Noreturn void unwind(struct g *gp)
 	thread_finish(gp, gp->result);
 }
 
+_Noreturn void thread_exit_unwind(struct g *gp, void *r)
+{
+	gp->result = r;
+	unwind(gp);
+}
+
 GMP_EXPORT void pthread_exit(void *r)
 {
 	gmp_init();
 	struct g *gp = getg();
 	if (gmp_passthrough || !gp)
 		real_pthread_exit(r);
-	gp->result = r;
-	unwind(gp);
+	thread_exit_unwind(gp, r);
 }
 
 GMP_EXPORT void __pthread_register_cancel(__pthread_unwind_buf_t *b)

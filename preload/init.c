@@ -80,12 +80,12 @@ struct g *g_from_pthread(pthread_t t, bool *foreign)
 	*foreign = false;
 	if (!t)
 		return NULL;
-	struct g *gp = *(struct g **)((uintptr_t)t + GMP_TCB_G_SLOT);
-	if (!gp) {
-		*foreign = true;	/* a TCB glibc made: not a G */
-		return NULL;
+	uint64_t first = *(const uint64_t *)t;
+	if (first == G_MAGIC) {
+		struct g *gp = (struct g *)t;
+		return g_by_index(gp->index) == gp ? gp : NULL;
 	}
-	if (gp->magic != G_MAGIC || gp->tcb != (uintptr_t)t)
-		return NULL;
-	return gp;
+	/* word 0 of a glibc TCB is its own address: a thread glibc made */
+	*foreign = first == (uint64_t)t;
+	return NULL;
 }

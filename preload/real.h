@@ -38,6 +38,11 @@
 	X(int, pthread_setschedprio, (pthread_t, int), "GLIBC_2.34") \
 	X(int, pthread_getcpuclockid, (pthread_t, clockid_t *), "GLIBC_2.34") \
 	X(int, pthread_kill, (pthread_t, int), "GLIBC_2.34") \
+	X(int, pthread_sigqueue, (pthread_t, int, const union sigval), "GLIBC_2.34") \
+	X(int, pthread_cancel, (pthread_t), "GLIBC_2.34") \
+	X(int, pthread_setcancelstate, (int, int *), "GLIBC_2.2.5") \
+	X(int, pthread_setcanceltype, (int, int *), "GLIBC_2.2.5") \
+	X(void, pthread_testcancel, (void), "GLIBC_2.34") \
 	X(int, pthread_key_create, (pthread_key_t *, void (*)(void *)), "GLIBC_2.34") \
 	X(int, pthread_key_delete, (pthread_key_t), "GLIBC_2.34") \
 	X(void *, pthread_getspecific, (pthread_key_t), "GLIBC_2.34") \

@@ -35,14 +35,29 @@ static inline void gmp_init(void)
 		return real_##name(__VA_ARGS__); \
 } while (0)
 
-/* The G behind a pthread_t. NULL with *foreign set: a thread glibc made
- * (hand the call to glibc); NULL without: not a thread (ESRCH). */
+/*
+ * A thread libgmp created is named by its G: pthread_t is the address of
+ * the G structure, which is never freed, so a stale pthread_t never points
+ * into freed memory. (The G's TCB is recycled as soon as the thread ends,
+ * so it cannot serve as the name of a thread that waits to be joined.)
+ * Threads glibc made keep their TCB as pthread_t.
+ *
+ * g_from_pthread: the G behind t. NULL with *foreign set: a thread glibc
+ * made (hand the call to glibc); NULL without: not a thread (ESRCH).
+ */
 struct g *g_from_pthread(pthread_t t, bool *foreign);
 
 /* thread.c: end the calling G with result r: key destructors, C++
  * thread_local destructors, then the switch away (or exit(0) when it was
  * the last thread). */
 _Noreturn void thread_finish(struct g *gp, void *r);
+
+/* exit.c: what pthread_exit(r) does for the calling G. */
+_Noreturn void thread_exit_unwind(struct g *gp, void *r);
+
+/* cancel.c: a cancellation point; acts (never returns) when a
+ * cancellation is pending and enabled for the calling G. */
+void gmp_testcancel(struct g *gp);
 
 /* keys.c: run the destructors of gp's non-NULL key values. */
 void keys_run_destructors(struct g *gp);

@@ -149,7 +149,7 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 		proc_discard(gp, from);
 		return EAGAIN;
 	}
-	*res = (pthread_t)gp->tcb;
+	*res = (pthread_t)gp;
 	proc_start(gp, from);
 	return 0;
 }
@@ -203,6 +203,8 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 		return foreign ? -1 : ESRCH;
 	if (t == me)
 		return EDEADLK;
+	if (me && deadline >= 0)
+		gmp_testcancel(me);	/* a cancellation point (not tryjoin) */
 	rt_lock(&t->lock);
 	if (t->detached || t->joiner) {
 		rt_unlock(&t->lock);
@@ -238,8 +240,10 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 			me->timer.when = 0;
 			rt_lock(&t->lock);
 			if (!t->exited) {
+				/* woken by the timeout or a cancellation */
 				t->joiner = NULL;
 				rt_unlock(&t->lock);
+				gmp_testcancel(me);
 				return ETIMEDOUT;
 			}
 		}
@@ -350,9 +354,9 @@ GMP_EXPORT int pthread_detach(pthread_t th)
 
 GMP_EXPORT pthread_t pthread_self(void)
 {
-	/* glibc's own definition: the TCB's self pointer. For a G that is its
-	 * TCB, for any other thread glibc's descriptor. */
-	return (pthread_t)arch_tp_load(0x10);
+	struct g *gp = getg();
+	/* a thread glibc made: its TCB, as glibc's pthread_self */
+	return gp ? (pthread_t)gp : (pthread_t)arch_tp_load(0x10);
 }
 
 GMP_EXPORT int pthread_equal(pthread_t a, pthread_t b)

@@ -190,18 +190,15 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 /* --- existence check ------------------------------------------------------------------ */
 
 /*
- * pthread_kill(th, 0) tells whether th still exists. Other signals are
- * delivered to the OS thread running th when it runs, and to the calling
- * M when th is the caller; per-thread delivery to a parked G is not
- * implemented yet (see README, limitations).
+ * pthread_kill(th, 0) tells whether th still exists. A signal for the
+ * calling thread, or for a thread running right now, goes to the OS
+ * thread it runs on; one for a thread that is not running goes to the
+ * process, whose handler then runs on whichever thread the kernel picks
+ * (per-thread delivery to a waiting G is not implemented yet: see the
+ * README's limitations).
  */
-GMP_EXPORT int pthread_kill(pthread_t th, int sig)
+static int signal_g(struct g *gp, int sig, const union sigval *val)
 {
-	GMP_ENTRY(pthread_kill, th, sig);
-	struct g *gp;
-	int r = lookup(th, &gp);
-	if (r)
-		return r < 0 ? real_pthread_kill(th, sig) : r;
 	if (sig < 0 || sig >= NSIG)
 		return EINVAL;
 	rt_lock(&gp->lock);
@@ -211,12 +208,37 @@ GMP_EXPORT int pthread_kill(pthread_t th, int sig)
 		return ESRCH;
 	if (sig == 0)
 		return 0;
+	siginfo_t si = {0};
+	si.si_signo = sig;
+	si.si_code = val ? SI_QUEUE : SI_TKILL;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	if (val)
+		si.si_value = *val;
 	struct g *me = getg();
 	struct m *mp = gp == me ? me->m : gp->m;
 	int tid = mp ? mp->tid : 0;
-	if (!tid)
-		return 0;
-	if (syscall(SYS_tgkill, getpid(), tid, sig) != 0)
-		return errno;
-	return 0;
+	long r = tid ? syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si)
+		     : syscall(SYS_rt_sigqueueinfo, getpid(), sig, &si);
+	return r == 0 ? 0 : errno;
+}
+
+GMP_EXPORT int pthread_kill(pthread_t th, int sig)
+{
+	GMP_ENTRY(pthread_kill, th, sig);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_kill(th, sig) : r;
+	return signal_g(gp, sig, NULL);
+}
+
+GMP_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
+{
+	GMP_ENTRY(pthread_sigqueue, th, sig, val);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_sigqueue(th, sig, val) : r;
+	return signal_g(gp, sig, &val);
 }

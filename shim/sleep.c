@@ -6,8 +6,9 @@
  * glibc. A sleep whose deadline has already passed yields the processor,
  * so the common "sleep 0 to let others run" still lets others run.
  *
- * Signals do not interrupt these sleeps yet: there is no EINTR, so the
- * remaining-time argument is never written.
+ * Each is a cancellation point. Signals do not interrupt these sleeps
+ * yet: there is no EINTR, so the remaining-time argument is never
+ * written.
  */
 #include "preload/runtime.h"
 #include "core/sched.h"
@@ -36,15 +37,19 @@ static bool clock_followed(clockid_t clk)
 	       clk == CLOCK_TAI;
 }
 
-/* Returns 0 or an error number, like clock_nanosleep. */
+/* Returns 0 or an error number, like clock_nanosleep. A cancellation
+ * point: a pending cancellation ends the thread here. */
 static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *req)
 {
+	struct g *gp = getg();
+	gmp_testcancel(gp);
 	if (req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0)
 		return EINVAL;
 	int64_t want = ts_ns(req);
 	if (!(flags & TIMER_ABSTIME)) {
 		int64_t now = rt_nanotime();
 		gmp_sleep_until(want > INT64_MAX / 2 ? INT64_MAX / 2 : now + want);
+		gmp_testcancel(gp);
 		return 0;
 	}
 	/* absolute: sleep by CLOCK_MONOTONIC, then check the clock itself,
@@ -57,6 +62,7 @@ static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *re
 			return 0;
 		}
 		gmp_sleep_until(rt_nanotime() + left);
+		gmp_testcancel(gp);
 		if (clk == CLOCK_MONOTONIC)
 			return 0;
 	}

@@ -129,6 +129,31 @@ Test(compat, bad_input_same_errors_as_nptl, .timeout = 60)
 	run_free(&gmp);
 }
 
+static void same_as_nptl(const char *prog, const char *const env[], int timeout)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s", prog_path(prog));
+	const char *argv[] = {path, NULL};
+	struct run nptl = run_prog(argv, NULL, timeout, false);
+	struct run gmp = run_prog(argv, env, timeout, true);
+	if (run_code(&gmp) != 0 || run_code(&nptl) != 0 || strcmp(nptl.out, gmp.out) != 0) {
+		run_dump("under NPTL", &nptl);
+		run_dump("under libgmp", &gmp);
+	}
+	cr_assert_eq(run_code(&nptl), 0, "%s under NPTL", prog);
+	cr_assert_eq(run_code(&gmp), 0, "%s under libgmp", prog);
+	cr_assert(strstr(gmp.out, "DONE"));
+	cr_assert_str_eq(gmp.out, nptl.out, "%s: libgmp's output differs from NPTL's", prog);
+	run_free(&nptl);
+	run_free(&gmp);
+}
+
+Test(compat, deferred_cancellation_same_as_nptl, .timeout = 60)
+{
+	same_as_nptl("cancel", (const char *[]){"GMPMAXPROCS=2", NULL}, 30);
+	same_as_nptl("cancel", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
+}
+
 /* Where glibc 2.36 hangs (a timed join with tv_nsec = 1e9 retries its
  * futex wait forever), libgmp answers EINVAL. */
 Test(compat, timedjoin_bad_nanoseconds_is_einval, .timeout = 30)
