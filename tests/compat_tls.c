@@ -178,6 +178,13 @@ Test(tls, thread_local_destructors_one_processor, .timeout = 40)
 	expect_pass_free("tls_thread_local_dtor", NULL, 1);
 }
 
+/* glibc runs a thread's thread_local destructors before its pthread key
+ * destructors; a thread_local destructor still sees the key values. */
+Test(tls, thread_local_destructors_run_before_key_destructors, .timeout = 60)
+{
+	expect_pass_same_as_nptl("tls_thread_local_dtor", (const char *[]){"--key-order", NULL});
+}
+
 /* ---- row 5: malloc/free storm ----------------------------------------- */
 
 Test(tls, malloc_storm_cross_thread_frees, .timeout = 60)

@@ -8,6 +8,13 @@
 // destructor is the thread's own), in reverse order of construction
 // (Second before Tracker), seeing the value that thread wrote — and before
 // pthread_join returns. Threads that never touched them run no destructor.
+//
+// With --key-order those threads also store a value under a pthread key
+// that has a destructor. glibc ends a thread by running the thread_local
+// destructors first and the key destructors after them (start_thread:
+// __call_tls_dtors, then __nptl_deallocate_tsd), so a thread_local
+// destructor still sees the thread's key value, and the key destructor
+// runs after it.
 #include "tls_common.h"
 
 #include <atomic>
@@ -18,10 +25,21 @@
 struct Result {
 	std::atomic<int> tracker_dtors{0}, second_dtors{0};
 	std::atomic<int> wrong_self{0}, wrong_value{0}, wrong_order{0};
+	std::atomic<int> key_dtors{0}, key_gone{0}, key_first{0};
 };
 static Result res[NT];
 static pthread_t thread_of[NT];
 static int last_value[NT];
+static bool key_order;
+static pthread_key_t key;
+
+static void key_destructor(void *v)
+{
+	Result *r = static_cast<Result *>(v);
+	r->key_dtors++;
+	if (r->tracker_dtors.load() == 0)
+		r->key_first++;
+}
 
 struct Second {
 	long id = -1;
@@ -51,6 +69,8 @@ struct Tracker {
 			res[id].wrong_value++;
 		if (res[id].second_dtors.load() != 1)	// Second was constructed later
 			res[id].wrong_order++;
+		if (key_order && pthread_getspecific(key) != &res[id])
+			res[id].key_gone++;
 	}
 };
 
@@ -70,6 +90,8 @@ static void *worker(void *arg)
 	      "thread %ld: fresh Tracker not constructed in this thread", id);
 	tracker.id = id;
 	second.id = id;
+	if (key_order)
+		CHECK(pthread_setspecific(key, &res[id]) == 0, "pthread_setspecific");
 	for (unsigned i = 0; tls_more(i, NR); i++) {
 		tracker.value = last_value[id] = (int)id * 1000 + (int)i;
 		tls_switch(i + (unsigned)id);
@@ -87,6 +109,11 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	tls_args(argc, argv);
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--key-order"))
+			key_order = true;
+	if (key_order)
+		CHECK(pthread_key_create(&key, key_destructor) == 0, "pthread_key_create");
 	pthread_t t[NT];
 	for (long i = 0; i < NT; i++)
 		CHECK(pthread_create(&t[i], nullptr, worker, (void *)i) == 0, "pthread_create");
@@ -101,10 +128,21 @@ int main(int argc, char **argv)
 		CHECK(res[i].wrong_self == 0, "thread %d: a destructor ran on another thread", i);
 		CHECK(res[i].wrong_value == 0, "thread %d: the destructor saw another value", i);
 		CHECK(res[i].wrong_order == 0, "thread %d: Tracker destroyed before Second", i);
+		if (!key_order)
+			continue;
+		CHECK(res[i].key_dtors == want, "thread %d: key destructor ran %d times, want %d", i,
+		      res[i].key_dtors.load(), want);
+		CHECK(res[i].key_first == 0, "thread %d: the key destructor ran before the "
+		      "thread_local destructors", i);
+		CHECK(res[i].key_gone == 0, "thread %d: the thread_local destructor found the "
+		      "thread's key value gone", i);
 	}
 	printf("thread_local: %d of %d threads used two objects; each destructor ran once, "
 		    "on its thread, in reverse order, with the thread's value\n",
 		    used, NT);
+	if (key_order)
+		printf("thread_local: the key destructors ran after the thread_local destructors, "
+		       "which still saw the key values\n");
 	if (tls_migration_verdict())
 		return 1;
 	printf("PASS thread_local destructors\n");
