@@ -338,9 +338,13 @@ void tls_enter(uintptr_t tp)
 	W(tp, resp_off) = tp + PD_RES;
 }
 
-void tls_exit(uintptr_t tp)
+void tls_run_dtors(void)
 {
 	call_tls_dtors();
+}
+
+void tls_exit(uintptr_t tp)
+{
 	for (int i = 0; i < 2; i++) {
 		free((void *)W(tp, PD_TLS_STATE + 8 * i));
 		W(tp, PD_TLS_STATE + 8 * i) = 0;

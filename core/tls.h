@@ -59,8 +59,10 @@ void tls_release(uintptr_t tp);
 /* On the G, before its start routine: what glibc's start_thread does on a
  * new thread's own TLS (ctype tables, resolver state). */
 void tls_enter(uintptr_t tp);
-/* On the G, after its start routine and key destructors: C++
- * thread_local destructors and glibc's per-thread buffers. */
+/* On the G, after its start routine: C++ thread_local destructors (glibc
+ * runs them before pthread key destructors). */
+void tls_run_dtors(void);
+/* On the G, after every destructor: free glibc's per-thread buffers. */
 void tls_exit(uintptr_t tp);
 
 /* Make the calling thread's own TCB (the initial thread's) gp's. */

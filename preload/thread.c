@@ -159,6 +159,7 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 _Noreturn void thread_finish(struct g *gp, void *r)
 {
 	gp->result = r;
+	tls_run_dtors();		/* C++ thread_local first, as glibc */
 	keys_run_destructors(gp);
 	tls_exit(gp->tcb);
 	if (proc_exiting(gp))

@@ -3,9 +3,13 @@
  * threads, each after every switch (resuming maybe on another OS thread)
  * checks that pthread_self() is still the pthread_t pthread_create gave
  * its creator, that glibc's own pthread_self (looked up in libc.so.6 with
- * dlopen + dlsym, which reads the thread pointer's self field) returns the
- * same value, and that pthread_equal says it differs from every other
- * thread. The main thread checks its own pthread_self the same way.
+ * dlopen + dlsym, which reads the thread pointer's self field: the
+ * thread's descriptor) still returns what it returned when the thread
+ * started, that no two live threads share a descriptor, and that
+ * pthread_equal says it differs from every other thread. The main thread
+ * checks its own pthread_self the same way. (Under NPTL pthread_t is the
+ * descriptor; libgmp names a thread by its G, so the two may differ, but
+ * each must be the thread's own and stable.)
  */
 #include "tls_common.h"
 
@@ -15,7 +19,8 @@
 #define NR 60
 
 static pthread_t tids[NT + 1];
-static int created;
+static pthread_t descr[NT + 1];
+static int created, started;
 static pthread_t (*libc_self)(void);
 static int (*libc_equal)(pthread_t, pthread_t);
 
@@ -24,13 +29,20 @@ static void check_self(long id)
 	pthread_t me = pthread_self();
 	CHECK(pthread_equal(me, tids[id]), "thread %ld: pthread_self() %#lx, created as %#lx", id,
 	      (unsigned long)me, (unsigned long)tids[id]);
-	CHECK(libc_self() == me, "thread %ld: glibc's pthread_self() %#lx, pthread_self() %#lx", id,
-	      (unsigned long)libc_self(), (unsigned long)me);
-	CHECK(libc_equal(libc_self(), tids[id]), "thread %ld: glibc's pthread_equal", id);
+	CHECK(libc_self() == descr[id], "thread %ld: glibc's pthread_self() %#lx, was %#lx", id,
+	      (unsigned long)libc_self(), (unsigned long)descr[id]);
+	CHECK(libc_equal(libc_self(), descr[id]), "thread %ld: glibc's pthread_equal", id);
 }
 
 static void run(long id)
 {
+	descr[id] = libc_self();
+	__atomic_fetch_add(&started, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < NT + 1)
+		sched_yield();
+	/* all threads live: no two have one descriptor */
+	for (int j = 0; j <= NT; j++)
+		CHECK(j == id || descr[j] != descr[id], "threads %ld and %d share a descriptor", id, j);
 	check_self(id);
 	for (unsigned i = 0; tls_more(i, NR); i++) {
 		tls_switch(i + (unsigned)id);
@@ -71,7 +83,7 @@ int main(int argc, char **argv)
 	run(NT);
 	for (int i = 0; i < NT; i++)
 		CHECK(pthread_join(t[i], NULL) == 0, "pthread_join");
-	printf("pthread_self: %d threads and main x >= %d rounds: stable, equal to glibc's, distinct\n",
+	printf("pthread_self: %d threads and main x >= %d rounds: stable, glibc's descriptor stable, distinct\n",
 	       NT, NR);
 	if (tls_migration_verdict())
 		return 1;

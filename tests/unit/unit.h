@@ -47,6 +47,7 @@ static inline void unit_entry(void *p)
 	tls_enter(gp->tcb);
 	us->fn(us->arg);
 	free(us);
+	tls_run_dtors();
 	tls_exit(gp->tcb);
 	proc_exiting(gp);
 	proc_exit(gp);
