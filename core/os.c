@@ -133,7 +133,9 @@ int os_ncpu(void)
 	cpu_set_t set;
 	int n = 0;
 
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
+	/* raw: libgmp interposes sched_getaffinity itself */
+	CPU_ZERO(&set);
+	if (arch_syscall3(SYS_sched_getaffinity, 0, sizeof set, &set) > 0)
 		n = CPU_COUNT(&set);
 	if (n <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);

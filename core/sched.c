@@ -12,7 +12,9 @@
 #include "core/proc.h"
 #include "core/os.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -123,6 +125,19 @@ static void m_wear_own_tls(struct m *mp)
 	}
 }
 
+/* Sleep until a P is handed over in mp->nextp, then hold it. The note
+ * may carry a wake-up meant for an earlier sleep: nextp is what counts. */
+static void m_wait_nextp(struct m *mp)
+{
+	struct p *pp;
+	while (!(pp = __atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE))) {
+		note_sleep(&mp->park);
+		note_clear(&mp->park);
+	}
+	mp->nextp = NULL;
+	acquirep(mp, pp);
+}
+
 /* Stop the M until someone hands it a P (m_start); then hold that P. */
 static void stopm(struct m *mp)
 {
@@ -132,10 +147,7 @@ static void stopm(struct m *mp)
 	rt_lock(&sched.lock);
 	mput(mp);
 	rt_unlock(&sched.lock);
-	note_sleep(&mp->park);
-	note_clear(&mp->park);
-	acquirep(mp, mp->nextp);
-	mp->nextp = NULL;
+	m_wait_nextp(mp);
 }
 
 void m_start(struct p *pp, bool spinning)
@@ -160,7 +172,7 @@ void m_start(struct p *pp, bool spinning)
 	}
 	rt_assert(!nmp->spinning && !nmp->p, "m_start: idle M in a bad state");
 	nmp->spinning = spinning;
-	nmp->nextp = pp;
+	__atomic_store_n(&nmp->nextp, pp, __ATOMIC_RELEASE);
 	note_wakeup(&nmp->park);
 }
 
@@ -237,16 +249,23 @@ int64_t sched_timesleepuntil(void)
 /* --- locked Ms (PTHREAD_SCOPE_SYSTEM) ---------------------------------- */
 
 /* mp is dedicated to mp->lockedg, which is not runnable: give the P away
- * and sleep until someone who dequeued lockedg hands us a P. */
-static void stoplockedm(struct m *mp)
+ * and sleep until someone who dequeued lockedg hands us a P. Returns
+ * false, without a P, if the M was released from its G instead. */
+static bool stoplockedm(struct m *mp)
 {
 	if (mp->p)
 		handoffp(releasep(mp));
 	m_wear_own_tls(mp);
-	note_sleep(&mp->park);
-	note_clear(&mp->park);
-	acquirep(mp, mp->nextp);
+	struct p *pp;
+	while (!(pp = __atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE))) {
+		if (!__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
+			return false;	/* released: its G ended elsewhere */
+		note_sleep(&mp->park);
+		note_clear(&mp->park);
+	}
 	mp->nextp = NULL;
+	acquirep(mp, pp);
+	return true;
 }
 
 /* gp belongs to another M: hand it our P and stop. */
@@ -254,7 +273,7 @@ static void startlockedm(struct m *mp, struct g *gp)
 {
 	struct m *lm = gp->lockedm;
 	rt_assert(lm != mp && lm->lockedg == gp, "startlockedm: inconsistent lock");
-	lm->nextp = releasep(mp);
+	__atomic_store_n(&lm->nextp, releasep(mp), __ATOMIC_RELEASE);
 	note_wakeup(&lm->park);
 	stopm(mp);
 }
@@ -472,8 +491,9 @@ static _Noreturn void schedule(struct m *mp)
 {
 top:
 	if (mp->lockedg) {
-		stoplockedm(mp);
-		execute(mp, mp->lockedg, false);
+		if (stoplockedm(mp))
+			execute(mp, mp->lockedg, false);
+		stopm(mp);	/* an ordinary M again */
 	}
 	bool inherit = false;
 	struct g *gp = find_runnable(mp, &inherit);
@@ -622,10 +642,13 @@ static void goexit0(void *arg)
 	g_casstatus(gp, G_RUNNING, G_DEAD);
 	dropg(mp, gp);
 	proc_stack_release(pp, gp);
-	if (gp->lockedm) {
+	struct m *lm = gp->lockedm;
+	if (lm) {
 		/* the dedicated M becomes an ordinary one */
-		mp->lockedg = NULL;
 		gp->lockedm = NULL;
+		__atomic_store_n(&lm->lockedg, (struct g *)NULL, __ATOMIC_RELEASE);
+		if (lm != mp)	/* pinned while running here: release it */
+			note_wakeup(&lm->park);
 	}
 	rt_lock(&gp->lock);
 	gp->exited = true;
@@ -758,22 +781,38 @@ void *m_main(void *arg)
 {
 	struct m *mp = arg;
 
-	mp->tid = os_gettid();
+	/* tid before cpumask, m_set_affinity writes them the other way round */
+	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
 	/* This thread's own stack is the scheduler stack: everything above
 	 * this frame is abandoned once schedule() runs. */
 	mp->g0_top = (void *)(((uintptr_t)arch_stack_pointer() - 256) & ~(uintptr_t)15);
 	mp->fs = arch_tp();
 	mp->own_tp = mp->fs;
-	if (mp->nextp) {
-		acquirep(mp, mp->nextp);
-		mp->nextp = NULL;
-	}
+	cpu_set_t *mask = __atomic_load_n(&mp->cpumask, __ATOMIC_SEQ_CST);
+	if (mask)
+		arch_syscall3(SYS_sched_setaffinity, 0, mp->cpumask_size, mask);
+	/* A locked M gets its P in stoplockedm, from whoever dequeues its G
+	 * (possibly before this thread even ran): leave nextp to it. A
+	 * locked M whose G ended before it started joins the idle Ms. */
+	if (__atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE) && !mp->lockedg)
+		m_wait_nextp(mp);
+	else if (!__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
+		stopm(mp);
 	schedule(mp);
 }
 
-int m_new_locked(struct g *gp)
+int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size)
 {
 	struct m *mp = m_alloc();
+	if (mask) {
+		/* at least a cpu_set_t, so later masks of that size fit */
+		size_t cap = size > sizeof(cpu_set_t) ? size : sizeof(cpu_set_t);
+		mp->cpumask = rt_mmap(cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+		if (!mp->cpumask)
+			return EAGAIN;
+		mp->cpumask_size = cap;
+		memcpy(mp->cpumask, mask, size);
+	}
 	mp->lockedg = gp;
 	gp->lockedm = mp;
 	int err = os_thread_start(m_main, mp, G0_STACK_SIZE);
@@ -783,6 +822,39 @@ int m_new_locked(struct g *gp)
 		/* the struct stays on allm as an M that never ran */
 		return err;
 	}
+	return 0;
+}
+
+int m_set_affinity(struct m *mp, const cpu_set_t *mask, size_t size)
+{
+	cpu_set_t *cur = mp->cpumask;
+	if (!cur) {
+		/* a SCOPE_SYSTEM M being pinned for the first time */
+		cur = rt_mmap(sizeof(cpu_set_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+		if (!cur)
+			return EAGAIN;
+		mp->cpumask_size = sizeof(cpu_set_t);
+	}
+	size_t n = size < mp->cpumask_size ? size : mp->cpumask_size;
+	memset(cur, 0, mp->cpumask_size);
+	memcpy(cur, mask, n);
+	__atomic_store_n(&mp->cpumask, cur, __ATOMIC_SEQ_CST);
+	int tid = __atomic_load_n(&mp->tid, __ATOMIC_SEQ_CST);
+	if (tid) {
+		long r = arch_syscall3(SYS_sched_setaffinity, tid, mp->cpumask_size, cur);
+		if (r < 0)
+			return (int)-r;
+	}
+	return 0;
+}
+
+int sched_default_affinity(size_t size, cpu_set_t *set)
+{
+	long r = arch_syscall3(SYS_sched_getaffinity, m0.tid, size, set);
+	if (r < 0)
+		return (int)-r;
+	if ((size_t)r < size)
+		memset((char *)set + r, 0, size - (size_t)r);
 	return 0;
 }
 

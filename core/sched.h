@@ -96,8 +96,13 @@ struct m {
 	 * the M sleeps so that a signal landing there does not run on the
 	 * TLS of a G that may be running elsewhere. 0: none. */
 	uintptr_t own_tp;
-	/* The G this M is dedicated to (SCOPE_SYSTEM) and only runs. */
+	/* The G this M is dedicated to (SCOPE_SYSTEM, or pinned with an
+	 * affinity mask) and only runs; written before the M is published. */
 	struct g *lockedg;
+	/* Kernel CPU mask the M's thread applies to itself when it starts
+	 * (a pinned G's M); NULL: the process's. */
+	cpu_set_t *cpumask;
+	size_t cpumask_size;
 	/* g_park hand-off to the g0 half; owner only. */
 	bool (*waitunlockf)(struct m *mp, struct g *gp, void *arg);
 	void *waitlock;
@@ -226,14 +231,23 @@ int64_t sched_timesleepuntil(void);
 
 /* Give an M the P pp (idle M, else a new one) and wake it. TLS-free. */
 void m_start(struct p *pp, bool spinning);
-/* A dedicated M for gp (SCOPE_SYSTEM). Must run on a G. Returns 0 or
- * EAGAIN. */
-int m_new_locked(struct g *gp);
+/* A dedicated M for gp (SCOPE_SYSTEM, or pinned to mask when mask is not
+ * NULL). Valid TLS (starts a thread). Returns 0 or an errno value. gp runs
+ * only there from its next scheduling on. */
+int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size);
+/* Change the kernel CPU mask of a G's dedicated M. Valid TLS. Returns 0
+ * or an errno value. */
+int m_set_affinity(struct m *mp, const cpu_set_t *mask, size_t size);
 
 /* sysmon.c: ask the service thread to create the OS thread of mp. */
 void sysmon_spawn_m(struct m *mp);
 /* The OS-thread body of every M but M0. */
 void *m_main(void *arg);
+
+/* The CPU mask of threads that were never pinned: the initial thread's
+ * kernel mask (M0 is never dedicated to a G). 0 or an errno value, with
+ * the kernel's rules on size. */
+int sched_default_affinity(size_t size, cpu_set_t *set);
 
 /* --- introspection --------------------------------------------------------------- */
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 /* tcbhead_t */
 #define TCB_SELF	0x10
@@ -356,6 +357,20 @@ void tls_adopt_current(struct g *gp)
 	uintptr_t tp = arch_tp();
 	gp->tcb = tp;
 	W(tp, GMP_TCB_G_SLOT) = (uintptr_t)gp;
+	/*
+	 * The kernel keeps the rseq cpu_id in this TCB up to date for the
+	 * initial OS thread; the main G will run on other OS threads too, so
+	 * unregister it and mark it unregistered, as every G TCB is (P4):
+	 * sched_getcpu then asks the vDSO on whatever OS thread it runs.
+	 */
+	const unsigned *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	int32_t *cpu_id = (int32_t *)(tp + PD_RSEQ + 4);
+	if (rseq_size && *rseq_size && *cpu_id >= 0) {
+		unsigned len = *rseq_size < 32 ? 32 : *rseq_size;
+		if (arch_syscall4(SYS_rseq, tp + PD_RSEQ, len, 1 /* UNREGISTER */,
+				  0x53053053 /* glibc's RSEQ_SIG on x86 */) == 0)
+			*cpu_id = -2;
+	}
 }
 
 uintptr_t tls_new_m_tcb(int tid)

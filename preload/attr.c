@@ -17,6 +17,7 @@
  */
 #include "preload/runtime.h"
 #include "core/os.h"
+#include "core/sched.h"
 #include "core/stack.h"
 
 #include <errno.h>
@@ -130,7 +131,7 @@ GMP_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 		err = pthread_attr_setaffinity_np(a, gp->affinity_size, gp->affinity);
 	} else {
 		cpu_set_t set;
-		if (sched_getaffinity(0, sizeof set, &set) == 0)
+		if (sched_default_affinity(sizeof set, &set) == 0)
 			err = pthread_attr_setaffinity_np(a, sizeof set, &set);
 		else
 			err = 0;

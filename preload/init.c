@@ -16,6 +16,7 @@
 #include "core/tls.h"
 
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 _Atomic int gmp_state;
@@ -58,12 +59,16 @@ static void runtime_init(void)
 
 void gmp_init_slow(void)
 {
+	static _Atomic int init_tid;
 	int expect = 0;
 	if (!cas(&gmp_state, &expect, 1)) {
+		if (ld_acq(&init_tid) == (int)arch_syscall0(SYS_gettid))
+			rt_throw("gmp_init: libgmp re-entered itself during start-up");
 		while (ld_acq(&gmp_state) != 2)
 			arch_cpu_relax();
 		return;
 	}
+	st_rel(&init_tid, (int)arch_syscall0(SYS_gettid));
 	runtime_init();
 	st_rel(&gmp_state, 2);
 	if (!gmp_passthrough && rt_cfg.schedtrace_ms)

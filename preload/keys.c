@@ -168,5 +168,8 @@ void keys_run_destructors(struct g *gp)
 		free(l1[i]);
 		l1[i] = NULL;
 	}
+	/* values set by the last round stay unless cleared: the TCB serves
+	 * the next thread (glibc clears this block too) */
+	memset((void *)(tp + PD_SPECIFIC1), 0, KEY_L2 * sizeof(struct key_data));
 	gp->keys_used = false;
 }

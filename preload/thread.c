@@ -81,6 +81,25 @@ static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
 	return 0;
 }
 
+/* No affinity attribute: a new thread starts with its creator's mask, as
+ * a kernel thread inherits it. */
+static int inherit_affinity(struct create_args *ca)
+{
+	struct g *me = getg();
+	if (ca->cpuset || !me || !me->affinity)
+		return 0;
+	rt_lock(&me->lock);
+	size_t size = me->affinity_size;
+	ca->cpuset = malloc(size);
+	if (ca->cpuset)
+		memcpy(ca->cpuset, me->affinity, size);
+	rt_unlock(&me->lock);
+	if (!ca->cpuset)
+		return EAGAIN;
+	ca->cpusetsize = size;
+	return 0;
+}
+
 /* Reset the per-thread fields of a fresh or recycled G. */
 static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct create_args *ca)
 {
@@ -125,8 +144,12 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 	GMP_ENTRY(pthread_create, res, attr, fn, arg);
 	struct create_args ca;
 	int err = read_attr(attr, &ca);
-	if (err)
+	if (!err)
+		err = inherit_affinity(&ca);
+	if (err) {
+		free(ca.cpuset);
 		return err;
+	}
 	if (sched_start() != 0) {
 		free(ca.cpuset);
 		return EAGAIN;
@@ -145,7 +168,8 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 		return err;
 	}
 	g_reset(gp, fn, arg, &ca);
-	if (ca.locked && m_new_locked(gp) != 0) {
+	/* SCOPE_SYSTEM and pinned threads get an OS thread of their own */
+	if ((ca.locked || ca.cpuset) && m_new_locked(gp, ca.cpuset, ca.cpusetsize) != 0) {
 		proc_discard(gp, from);
 		return EAGAIN;
 	}
@@ -207,6 +231,11 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 	if (me && deadline >= 0)
 		gmp_testcancel(me);	/* a cancellation point (not tryjoin) */
 	rt_lock(&t->lock);
+	if (deadline < 0 && !t->exited) {
+		/* tryjoin: "still running" comes before any other answer */
+		rt_unlock(&t->lock);
+		return EBUSY;
+	}
 	if (t->detached || t->joiner) {
 		rt_unlock(&t->lock);
 		return EINVAL;

@@ -55,17 +55,20 @@ GMP_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 
 /* --- affinity ------------------------------------------------------------------ */
 
-GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
+/*
+ * A G has no CPU of its own, so a thread pinned with an affinity mask
+ * (here, by an attribute, or inherited from a pinned creator) runs on an
+ * OS thread dedicated to it that carries the mask in the kernel, like a
+ * PTHREAD_SCOPE_SYSTEM thread. It moves there at its next scheduling: at
+ * once when it pins itself.
+ */
+static int pin(struct g *gp, size_t size, const cpu_set_t *set)
 {
-	GMP_ENTRY(pthread_setaffinity_np, th, size, set);
-	struct g *gp;
-	int r = lookup(th, &gp);
-	if (r)
-		return r < 0 ? real_pthread_setaffinity_np(th, size, set) : r;
-	/* The kernel's rule: at least one CPU of the set must be usable. */
 	cpu_set_t allowed, inter;
-	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-		return errno;
+	int err = sched_default_affinity(sizeof allowed, &allowed);
+	if (err)
+		return err;
+	/* the kernel's rule: at least one CPU of the set must be usable */
 	size_t n = size < sizeof allowed ? size : sizeof allowed;
 	CPU_ZERO(&inter);
 	memcpy(&inter, set, n);
@@ -76,28 +79,37 @@ GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t
 	if (!copy)
 		return ENOMEM;
 	memcpy(copy, set, size);
-	if (gp->lockedm && gp->lockedm->tid &&
-	    syscall(SYS_sched_setaffinity, gp->lockedm->tid, size, set) != 0) {
-		int e = errno;
-		free(copy);
-		return e;
-	}
+
 	rt_lock(&gp->lock);
+	if (gp->exited) {
+		rt_unlock(&gp->lock);
+		free(copy);
+		return 0;
+	}
 	cpu_set_t *old = gp->affinity;
 	gp->affinity = copy;
 	gp->affinity_size = size;
+	bool moved = gp->lockedm == NULL;
+	err = gp->lockedm ? m_set_affinity(gp->lockedm, set, size) : m_new_locked(gp, set, size);
 	rt_unlock(&gp->lock);
 	free(old);
-	return 0;
+	if (!err && moved && gp == getg())
+		g_yield();	/* off to the dedicated OS thread */
+	return err;
 }
 
-GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
+GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
 {
-	GMP_ENTRY(pthread_getaffinity_np, th, size, set);
+	GMP_ENTRY(pthread_setaffinity_np, th, size, set);
 	struct g *gp;
 	int r = lookup(th, &gp);
 	if (r)
-		return r < 0 ? real_pthread_getaffinity_np(th, size, set) : r;
+		return r < 0 ? real_pthread_setaffinity_np(th, size, set) : r;
+	return pin(gp, size, set);
+}
+
+static int get_affinity(struct g *gp, size_t size, cpu_set_t *set)
+{
 	rt_lock(&gp->lock);
 	if (gp->affinity) {
 		size_t have = gp->affinity_size;
@@ -113,9 +125,54 @@ GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 		return 0;
 	}
 	rt_unlock(&gp->lock);
-	/* never set: the process's mask, with the kernel's size rules */
-	if (sched_getaffinity(0, size, set) != 0)
-		return errno;
+	return sched_default_affinity(size, set);
+}
+
+GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
+{
+	GMP_ENTRY(pthread_getaffinity_np, th, size, set);
+	struct g *gp;
+	int r = lookup(th, &gp);
+	if (r)
+		return r < 0 ? real_pthread_getaffinity_np(th, size, set) : r;
+	return get_affinity(gp, size, set);
+}
+
+/* sched_setaffinity/getaffinity of the calling thread (pid 0, or the tid
+ * of the OS thread it happens to run on) mean the G, not that OS thread. */
+static struct g *self_target(pid_t pid)
+{
+	struct g *gp = getg();
+	if (!gp || (pid != 0 && pid != (pid_t)syscall(SYS_gettid)))
+		return NULL;
+	return gp;
+}
+
+GMP_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+	GMP_ENTRY(sched_setaffinity, pid, size, set);
+	struct g *gp = self_target(pid);
+	if (!gp)
+		return real_sched_setaffinity(pid, size, set);
+	int err = pin(gp, size, set);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+GMP_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
+{
+	GMP_ENTRY(sched_getaffinity, pid, size, set);
+	struct g *gp = self_target(pid);
+	if (!gp)
+		return real_sched_getaffinity(pid, size, set);
+	int err = get_affinity(gp, size, set);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,6 +74,8 @@ struct run run_prog(const char *const argv[], const char *const env[], int timeo
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		setpgid(0, 0);
+		/* if the test is killed (its own timeout), so is the program */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		unsetenv("LD_PRELOAD");
 		unsetenv("GMPMAXPROCS");
 		unsetenv("GMPDEBUG");
