@@ -30,7 +30,7 @@ void debug_schedtrace(bool detail)
 
 	rt_lock(&sched.lock);
 	int threads = 0, idle = sched.nmidle;
-	for (struct m *mp = sched.allm; mp; mp = mp->alllink)
+	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink)
 		threads++;
 	n = rt_snprintf(line, sizeof line,
 			"SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
@@ -57,7 +57,7 @@ void debug_schedtrace(bool detail)
 			  pp->id, ld_rlx(&pp->status), pp->schedtick, mp ? mp->id : -1,
 			  runq_len(pp), pp->ngfree, timers_len(pp));
 	}
-	for (struct m *mp = sched.allm; mp; mp = mp->alllink) {
+	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink) {
 		struct p *pp = mp->p;
 		struct g *cg = mp->curg;
 		rt_printf(2, "  M%d: p=%d curg=%d spinning=%s lockedg=%d tid=%d\n", mp->id,

@@ -146,6 +146,9 @@ struct g {
 	int cancelstate, canceltype;	/* owned by the G */
 	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
 	bool keys_used;			/* a key value was ever set */
+	/* Signals routed to this G (core/sigq.c); non-zero: look there. */
+	_Atomic uint64_t sigpend;
+	int sig_reinject;		/* signal the G is re-raising for itself */
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	cpu_set_t *affinity;		/* stored affinity, NULL = inherit */
 	size_t affinity_size;

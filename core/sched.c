@@ -10,10 +10,12 @@
 #include "core/sched.h"
 #include "core/netpoll.h"
 #include "core/proc.h"
+#include "core/sigq.h"
 #include "core/os.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -23,7 +25,10 @@ struct sched sched;
 /* M0 is the process's initial thread; the others come from m_alloc. */
 static struct m m0;
 
-#define G0_STACK_SIZE (256 * 1024)
+/* The initial thread's signal mask, which every M starts with: Ms are
+ * started by sysmon, which blocks every signal. */
+static sigset_t m_sigmask;
+
 
 static _Noreturn void schedule(struct m *mp);
 
@@ -109,8 +114,8 @@ static struct m *m_alloc(void)
 	mp->id = xadd(&sched.mcount, 1);
 	mp->rand = 0x9E3779B97F4A7C15ull * (uint64_t)(mp->id + 1);
 	rt_lock(&sched.lock);
-	mp->alllink = sched.allm;
-	sched.allm = mp;
+	mp->alllink = ld_rlx(&sched.allm);
+	st_rel(&sched.allm, mp);
 	rt_unlock(&sched.lock);
 	return mp;
 }
@@ -350,6 +355,7 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 
 top:;
 	struct p *pp = mp->p;
+	sigq_poll(pp);
 	int64_t now = rt_nanotime();
 	int64_t pollUntil = timers_run(pp, pp, now);
 
@@ -764,7 +770,9 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	m0.rand = 0x853C49E6748FEA9Bull;
 	m0.g0_top = alloc_g0_stack();
 	m0.own_tp = m0_tp;
-	sched.allm = &m0;
+	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m_sigmask, 8);
+	st_rel(&sched.allm, &m0);
+	sched.maing = maing;
 	acquirep(&m0, sched.allp[0]);
 
 	g_casstatus(maing, G_IDLE, G_RUNNABLE);
@@ -781,6 +789,7 @@ void *m_main(void *arg)
 {
 	struct m *mp = arg;
 
+	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &m_sigmask, NULL, 8);
 	/* tid before cpumask, m_set_affinity writes them the other way round */
 	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
 	/* This thread's own stack is the scheduler stack: everything above
@@ -846,6 +855,14 @@ int m_set_affinity(struct m *mp, const cpu_set_t *mask, size_t size)
 			return (int)-r;
 	}
 	return 0;
+}
+
+struct m *m_by_tid(int tid)
+{
+	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink)
+		if (__atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) == tid)
+			return mp;
+	return NULL;
 }
 
 int sched_default_affinity(size_t size, cpu_set_t *set)

@@ -35,6 +35,7 @@
 #include "core/timer.h"
 
 #define RUNQ_SIZE 256
+#define G0_STACK_SIZE (256 * 1024)	/* scheduler stack of every M */
 #define GFREE_LOCAL_MAX 64
 
 enum p_status {
@@ -136,12 +137,15 @@ struct sched {
 	_Atomic int64_t lastpoll;
 	_Atomic int64_t pollUntil;
 
-	struct m *allm;			/* under lock (append) */
+	/* All Ms: appended under lock (release), read without it. */
+	struct m *_Atomic allm;
 	_Atomic int32_t mcount;		/* Ms ever created */
 	struct p **allp;		/* constant after init */
 	int gomaxprocs;			/* constant after init */
 
 	_Atomic int64_t nlive;		/* Gs created and not yet exited */
+	struct g *maing;		/* the main thread's G; constant */
+	_Atomic int sigpoll;		/* signals wait in core/sigq.c */
 	_Atomic uint64_t goidgen;
 
 	/* statistics (relaxed atomics) */
@@ -248,6 +252,10 @@ void *m_main(void *arg);
  * kernel mask (M0 is never dedicated to a G). 0 or an errno value, with
  * the kernel's rules on size. */
 int sched_default_affinity(size_t size, cpu_set_t *set);
+
+/* The M whose OS thread has kernel tid `tid`, or NULL. Lock-free,
+ * async-signal-safe. */
+struct m *m_by_tid(int tid);
 
 /* --- introspection --------------------------------------------------------------- */
 

@@ -10,6 +10,10 @@
 #include "core/debug.h"
 #include "core/os.h"
 #include "core/sched.h"
+#include "core/sigq.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
 
 static struct note sysmon_note;
 static _Atomic(struct m *) spawnq;	/* Ms waiting for an OS thread */
@@ -46,6 +50,12 @@ static void spawn_failed(struct m *mp, int err)
 	}
 }
 
+/* A signal was posted (async-signal-safe). */
+void sysmon_kick(void)
+{
+	note_wakeup(&sysmon_note);
+}
+
 static void serve_spawns(void)
 {
 	struct m *mp = xchg(&spawnq, (struct m *)NULL);
@@ -60,12 +70,17 @@ static void serve_spawns(void)
 
 static void *sysmon_main(void *arg)
 {
+	/* never the thread the kernel picks for a process signal */
+	sigset_t all;
+	sigfillset(&all);
+	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
 	int64_t period = (int64_t)rt_cfg.schedtrace_ms * 1000000;
 	int64_t next_trace = period ? rt_nanotime() + period : 0;
 
 	for (;;) {
 		note_clear(&sysmon_note);
 		serve_spawns();
+		sigq_poll(NULL);
 		int64_t now = rt_nanotime();
 		if (next_trace && now >= next_trace) {
 			debug_schedtrace(rt_cfg.scheddetail);

@@ -67,6 +67,7 @@
 	X(unsigned, sleep, (unsigned), NULL) \
 	X(int, usleep, (useconds_t), NULL) \
 	X(int, clock_gettime, (clockid_t, struct timespec *), NULL) \
+	X(int, sigaction, (int, const struct sigaction *, struct sigaction *), NULL) \
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *), NULL) \
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *), NULL) \
 	X(int, clock_getres, (clockid_t, struct timespec *), NULL)

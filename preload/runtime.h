@@ -59,6 +59,12 @@ _Noreturn void thread_exit_unwind(struct g *gp, void *r);
  * cancellation is pending and enabled for the calling G. */
 void gmp_testcancel(struct g *gp);
 
+/* signal.c: run the handlers of signals routed to gp (on gp); returns
+ * how many ran. */
+int gmp_sig_deliver(struct g *gp);
+/* signal.c: send info to G gp (pthread_kill). 0 or an errno value. */
+int gmp_signal_g(struct g *gp, const siginfo_t *info);
+
 /* keys.c: run the destructors of gp's non-NULL key values. */
 void keys_run_destructors(struct g *gp);
 

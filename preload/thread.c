@@ -257,24 +257,33 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 				os_futex_wait(&t->exit_futex, 0, -1);
 			rt_lock(&t->lock);
 		} else {
-			t->joiner = me;
-			me->waitobj = t;
-			me->timer.when = deadline;
-			me->timer.f = join_timeout;
-			me->timer.arg = me;
-			me->timer.seq = g_arm(me);
-			t->joinseq = me->timer.seq;
-			g_park(join_unlock, t, WAIT_JOIN);
-			if (deadline)
-				timer_del(&me->timer);
-			me->timer.when = 0;
-			rt_lock(&t->lock);
-			if (!t->exited) {
-				/* woken by the timeout or a cancellation */
+			/* parks until t ends, the deadline passes, or a signal
+			 * or cancellation interrupts; a signal's handler runs
+			 * and the join goes on waiting (joins do not EINTR) */
+			for (;;) {
+				t->joiner = me;
+				me->waitobj = t;
+				me->timer.when = deadline;
+				me->timer.f = join_timeout;
+				me->timer.arg = me;
+				me->timer.seq = g_arm(me);
+				t->joinseq = me->timer.seq;
+				g_park(join_unlock, t, WAIT_JOIN);
+				if (deadline)
+					timer_del(&me->timer);
+				me->timer.when = 0;
+				rt_lock(&t->lock);
+				if (t->exited)
+					break;
 				t->joiner = NULL;
 				rt_unlock(&t->lock);
+				gmp_sig_deliver(me);
 				gmp_testcancel(me);
-				return ETIMEDOUT;
+				if (deadline && rt_nanotime() >= deadline)
+					return ETIMEDOUT;
+				rt_lock(&t->lock);
+				if (t->exited)
+					break;
 			}
 		}
 	}
@@ -397,9 +406,11 @@ GMP_EXPORT int pthread_equal(pthread_t a, pthread_t b)
 GMP_EXPORT int sched_yield(void)
 {
 	GMP_ENTRY(sched_yield);
-	if (!getg())
+	struct g *gp = getg();
+	if (!gp)
 		return real_sched_yield();
 	g_yield();
+	gmp_sig_deliver(gp);
 	return 0;
 }
 

@@ -247,12 +247,9 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 /* --- existence check ------------------------------------------------------------------ */
 
 /*
- * pthread_kill(th, 0) tells whether th still exists. A signal for the
- * calling thread, or for a thread running right now, goes to the OS
- * thread it runs on; one for a thread that is not running goes to the
- * process, whose handler then runs on whichever thread the kernel picks
- * (per-thread delivery to a waiting G is not implemented yet: see the
- * README's limitations).
+ * pthread_kill(th, 0) tells whether th still exists; other signals go to
+ * th through the signal queue (signal.c): its handler runs on th, at once
+ * when th is the caller or is running, and interrupts a sleep of th.
  */
 static int signal_g(struct g *gp, int sig, const union sigval *val)
 {
@@ -272,12 +269,7 @@ static int signal_g(struct g *gp, int sig, const union sigval *val)
 	si.si_uid = getuid();
 	if (val)
 		si.si_value = *val;
-	struct g *me = getg();
-	struct m *mp = gp == me ? me->m : gp->m;
-	int tid = mp ? mp->tid : 0;
-	long r = tid ? syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si)
-		     : syscall(SYS_rt_sigqueueinfo, getpid(), sig, &si);
-	return r == 0 ? 0 : errno;
+	return gmp_signal_g(gp, &si);
 }
 
 GMP_EXPORT int pthread_kill(pthread_t th, int sig)

@@ -6,9 +6,8 @@
  * glibc. A sleep whose deadline has already passed yields the processor,
  * so the common "sleep 0 to let others run" still lets others run.
  *
- * Each is a cancellation point. Signals do not interrupt these sleeps
- * yet: there is no EINTR, so the remaining-time argument is never
- * written.
+ * Each is a cancellation point, and a signal for the sleeping thread
+ * ends it with EINTR after running the handler, as under NPTL.
  */
 #include "preload/runtime.h"
 #include "core/sched.h"
@@ -37,19 +36,39 @@ static bool clock_followed(clockid_t clk)
 	       clk == CLOCK_TAI;
 }
 
-/* Returns 0 or an error number, like clock_nanosleep. A cancellation
- * point: a pending cancellation ends the thread here. */
-static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *req)
+static void ns_ts(int64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / 1000000000;
+	ts->tv_nsec = ns % 1000000000;
+}
+
+/*
+ * Returns 0 or an error number, like clock_nanosleep. A cancellation
+ * point. A signal routed to this thread while it sleeps runs its handler
+ * and ends the sleep with EINTR, the time left in *rem (relative sleeps);
+ * one that was already waiting runs first and does not end the sleep.
+ */
+static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+			     struct timespec *rem)
 {
 	struct g *gp = getg();
 	gmp_testcancel(gp);
 	if (req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0)
 		return EINVAL;
+	gmp_sig_deliver(gp);
 	int64_t want = ts_ns(req);
 	if (!(flags & TIMER_ABSTIME)) {
-		int64_t now = rt_nanotime();
-		gmp_sleep_until(want > INT64_MAX / 2 ? INT64_MAX / 2 : now + want);
+		int64_t deadline = rt_nanotime() + (want > INT64_MAX / 2 ? INT64_MAX / 2 : want);
+		gmp_sleep_until(deadline);
 		gmp_testcancel(gp);
+		if (gmp_sig_deliver(gp)) {
+			int64_t left = deadline - rt_nanotime();
+			if (left > 0) {
+				if (rem)
+					ns_ts(left, rem);
+				return EINTR;
+			}
+		}
 		return 0;
 	}
 	/* absolute: sleep by CLOCK_MONOTONIC, then check the clock itself,
@@ -58,11 +77,14 @@ static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *re
 		struct timespec cur;
 		real_clock_gettime(clk, &cur);
 		int64_t left = want - ts_ns(&cur);
-		if (left <= 0) {
+		if (left <= 0)
 			return 0;
-		}
 		gmp_sleep_until(rt_nanotime() + left);
 		gmp_testcancel(gp);
+		if (gmp_sig_deliver(gp)) {
+			real_clock_gettime(clk, &cur);
+			return want - ts_ns(&cur) > 0 ? EINTR : 0;
+		}
 		if (clk == CLOCK_MONOTONIC)
 			return 0;
 	}
@@ -78,7 +100,7 @@ GMP_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *
 		return real_clock_nanosleep(clk, flags, req, rem);
 	if (!req)
 		return EFAULT;
-	return g_clock_nanosleep(clk, flags, req);
+	return g_clock_nanosleep(clk, flags, req, rem);
 }
 
 GMP_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
@@ -90,7 +112,7 @@ GMP_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 		errno = EFAULT;
 		return -1;
 	}
-	int err = g_clock_nanosleep(CLOCK_MONOTONIC, 0, req);
+	int err = g_clock_nanosleep(CLOCK_MONOTONIC, 0, req, rem);
 	if (err) {
 		errno = err;
 		return -1;
@@ -108,8 +130,9 @@ GMP_EXPORT unsigned sleep(unsigned s)
 	GMP_ENTRY(sleep, s);
 	if (!getg())
 		return real_sleep(s);
-	struct timespec ts = {.tv_sec = s, .tv_nsec = 0};
-	g_clock_nanosleep(CLOCK_MONOTONIC, 0, &ts);
+	struct timespec ts = {.tv_sec = s, .tv_nsec = 0}, left;
+	if (g_clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &left) == EINTR)
+		return (unsigned)left.tv_sec;	/* glibc reports whole seconds left */
 	return 0;
 }
 
@@ -119,6 +142,10 @@ GMP_EXPORT int usleep(useconds_t us)
 	if (!getg())
 		return real_usleep(us);
 	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
-	g_clock_nanosleep(CLOCK_MONOTONIC, 0, &ts);
+	int err = g_clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	return 0;
 }

@@ -154,6 +154,12 @@ Test(compat, deferred_cancellation_same_as_nptl, .timeout = 60)
 	same_as_nptl("cancel", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
 }
 
+Test(compat, signals_interrupt_sleeps_same_as_nptl, .timeout = 120)
+{
+	same_as_nptl("signals", (const char *[]){"GMPMAXPROCS=2", NULL}, 50);
+	same_as_nptl("signals", (const char *[]){"GMPMAXPROCS=1", NULL}, 50);
+}
+
 /* Where glibc 2.36 hangs (a timed join with tv_nsec = 1e9 retries its
  * futex wait forever), libgmp answers EINVAL. */
 Test(compat, timedjoin_bad_nanoseconds_is_einval, .timeout = 30)

@@ -1,0 +1,205 @@
+/*
+ * preload/signal.c — signal handlers run on Gs.
+ *
+ * Every handler the program installs (sigaction, signal, bsd_signal,
+ * sysv_signal) is installed in the kernel as libgmp's trampoline, with the
+ * program's mask and flags; the program's own action is kept here and
+ * returned as the old action. The trampoline runs on whatever OS thread
+ * the kernel picked:
+ *
+ *  - on a G that the signal is for (a fault it caused, a signal sent to
+ *    it, a process signal while it is the main thread or the main thread
+ *    has ended): the program's handler runs right there, as under NPTL;
+ *  - on a G it is not for (a process signal goes to the main thread
+ *    first, as Linux does), or on an OS thread that is between Gs or
+ *    idle: the signal is posted to core/sigq.c, which routes it to its G;
+ *    the G runs the handler itself, by raising the signal again on the OS
+ *    thread it runs on, the next time it passes through libgmp — at once
+ *    if it was waiting in a sleep (which then fails with EINTR).
+ *
+ * The program's handler never runs on a scheduler stack or on an idle
+ * M's TLS. Threads glibc made run handlers as usual.
+ */
+#include "preload/runtime.h"
+#include "core/lock.h"
+#include "core/sched.h"
+#include "core/sigq.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The program's actions; written under lock, read by the trampoline. */
+static struct sigaction user_act[NSIG];
+static bool user_set[NSIG];		/* user_act[sig] is authoritative */
+static struct rt_mutex act_lock;
+
+/* A signal whose default action must happen now. */
+static void default_action(int sig)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	real_sigaction(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+}
+
+/* On a G: call the program's handler for sig. */
+static void call_user(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction a = user_act[sig];
+	if (a.sa_flags & SA_RESETHAND) {
+		/* the kernel reset its action when it delivered */
+		user_act[sig].sa_handler = SIG_DFL;
+		user_act[sig].sa_flags &= ~SA_SIGINFO;
+	}
+	if (a.sa_flags & SA_SIGINFO) {
+		a.sa_sigaction(sig, info, uc);
+	} else if (a.sa_handler == SIG_IGN) {
+		return;
+	} else if (a.sa_handler == SIG_DFL) {
+		default_action(sig);
+	} else {
+		a.sa_handler(sig);
+	}
+}
+
+int gmp_sig_deliver(struct g *gp)
+{
+	siginfo_t info;
+	int n = 0;
+	while (sigq_take(gp, &info)) {
+		int sig = info.si_signo;
+		gp->sig_reinject = sig;
+		/* raised on the OS thread the G runs on: the handler runs
+		 * before the call returns, with the original siginfo */
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &info);
+		n++;
+	}
+	return n;
+}
+
+static bool thread_signal(int sig, const siginfo_t *info)
+{
+	if (info->si_code == SI_TKILL)
+		return true;	/* tgkill, raise, pthread_kill: this thread */
+	if (info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+				  sig == SIGILL || sig == SIGTRAP || sig == SIGSYS))
+		return true;	/* a fault this thread caused */
+	return false;
+}
+
+/* Runs wherever the kernel delivered: no stack protector, since on a
+ * scheduler stack %fs names some other thread's TLS. Uses no errno. */
+__attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *info, void *uc)
+{
+	bool is_m;
+	struct g *gp = sigq_current_g(uc, &is_m);
+
+	if (!is_m) {
+		call_user(sig, info, uc);	/* a thread glibc made */
+		return;
+	}
+	if (info->si_code == SIGQ_NUDGE) {
+		if (gp)
+			gmp_sig_deliver(gp);
+		return;
+	}
+	if (gp) {
+		if (gp->sig_reinject == sig) {
+			gp->sig_reinject = 0;
+			call_user(sig, info, uc);
+			return;
+		}
+		struct g *mg = sched.maing;
+		uint32_t mst = g_status(mg);
+		if (thread_signal(sig, info) || gp == mg || mst == G_DEAD || !sigq_post(mg, info))
+			call_user(sig, info, uc);
+		return;
+	}
+	/* between Gs or idle: the main thread (or any) runs it */
+	sigq_post(NULL, info);
+}
+
+static bool is_handler(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) ||
+	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
+}
+
+GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	GMP_ENTRY(sigaction, sig, act, oact);
+	if (sig <= 0 || sig >= NSIG)
+		return real_sigaction(sig, act, oact);	/* glibc's EINVAL */
+	struct sigaction kold;
+	int r;
+	rt_lock(&act_lock);
+	if (act && is_handler(act)) {
+		struct sigaction k = *act;
+		k.sa_sigaction = trampoline;
+		k.sa_flags |= SA_SIGINFO;
+		r = real_sigaction(sig, &k, &kold);
+	} else {
+		r = real_sigaction(sig, act, &kold);
+	}
+	if (r == 0) {
+		bool ours = (kold.sa_flags & SA_SIGINFO) && kold.sa_sigaction == trampoline;
+		if (oact)
+			*oact = ours && user_set[sig] ? user_act[sig] : kold;
+		if (act) {
+			user_act[sig] = *act;
+			user_set[sig] = true;
+		}
+	}
+	rt_unlock(&act_lock);
+	return r;
+}
+
+static sighandler_t install(int sig, sighandler_t h, int flags)
+{
+	struct sigaction a = {0}, old;
+	a.sa_handler = h;
+	a.sa_flags = flags;
+	sigemptyset(&a.sa_mask);
+	if (sigaction(sig, &a, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* glibc's signal() has BSD semantics: restart, handler stays. */
+GMP_EXPORT sighandler_t signal(int sig, sighandler_t h)
+{
+	return install(sig, h, SA_RESTART);
+}
+
+GMP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
+{
+	return install(sig, h, SA_RESTART);
+}
+
+GMP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	return install(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+GMP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
+{
+	return sysv_signal(sig, h);
+}
+
+/* pthread_kill/pthread_sigqueue to a G (thread_np.c). */
+int gmp_signal_g(struct g *gp, const siginfo_t *info)
+{
+	struct g *me = getg();
+	if (gp == me) {
+		me->sig_reinject = info->si_signo;
+		if (syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), info->si_signo,
+			    info) != 0)
+			return errno;
+		return 0;
+	}
+	if (!sigq_post(gp, info))
+		return EAGAIN;
+	sigq_poll(me && me->m ? me->m->p : NULL);
+	return 0;
+}
