@@ -99,11 +99,10 @@ GMP_EXPORT int pthread_setattr_default_np(const pthread_attr_t *a)
 GMP_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 {
 	GMP_ENTRY(pthread_getattr_np, th, a);
-	bool foreign;
-	struct g *gp = g_from_pthread(th, &foreign);
-	if (!gp)
-		return foreign ? real_pthread_getattr_np(th, a) : ESRCH;
-	int err;
+	struct g *gp;
+	int err = g_lookup(th, &gp);
+	if (err)
+		return err < 0 ? real_pthread_getattr_np(th, a) : err;
 	if (gp->flags & G_FLAG_MAIN) {
 		/* the initial thread's TCB has its real tid: glibc can do it */
 		err = real_pthread_getattr_np(th, a);

@@ -26,14 +26,11 @@ void gmp_testcancel(struct g *gp)
 GMP_EXPORT int pthread_cancel(pthread_t th)
 {
 	GMP_ENTRY(pthread_cancel, th);
-	bool foreign;
-	struct g *t = g_from_pthread(th, &foreign);
-	if (!t)
-		return foreign ? real_pthread_cancel(th) : ESRCH;
-	rt_lock(&t->lock);
-	bool gone = t->exited;
-	rt_unlock(&t->lock);
-	if (gone)
+	struct g *t;
+	int r = g_lookup(th, &t);
+	if (r)
+		return r < 0 ? real_pthread_cancel(th) : r;
+	if (g_exited(t))
 		return 0;	/* as glibc: an ended, unjoined thread */
 	st_rel(&t->cancel_pending, 1u);
 	struct g *me = getg();

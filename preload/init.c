@@ -15,6 +15,7 @@
 #include "core/stack.h"
 #include "core/tls.h"
 
+#include <errno.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -80,7 +81,7 @@ __attribute__((constructor)) static void gmp_constructor(void)
 	gmp_init();
 }
 
-struct g *g_from_pthread(pthread_t t, bool *foreign)
+static struct g *g_from_pthread(pthread_t t, bool *foreign)
 {
 	*foreign = false;
 	if (!t)
@@ -93,4 +94,21 @@ struct g *g_from_pthread(pthread_t t, bool *foreign)
 	/* word 0 of a glibc TCB is its own address: a thread glibc made */
 	*foreign = first == (uint64_t)t;
 	return NULL;
+}
+
+int g_lookup(pthread_t th, struct g **gpp)
+{
+	bool foreign;
+	*gpp = g_from_pthread(th, &foreign);
+	if (*gpp)
+		return 0;
+	return foreign ? -1 : ESRCH;
+}
+
+bool g_exited(struct g *gp)
+{
+	rt_lock(&gp->lock);
+	bool gone = gp->exited;
+	rt_unlock(&gp->lock);
+	return gone;
 }

@@ -42,10 +42,12 @@ static inline void gmp_init(void)
  * so it cannot serve as the name of a thread that waits to be joined.)
  * Threads glibc made keep their TCB as pthread_t.
  *
- * g_from_pthread: the G behind t. NULL with *foreign set: a thread glibc
- * made (hand the call to glibc); NULL without: not a thread (ESRCH).
+ * g_lookup: the G behind th: 0 with *gpp set, -1 for a thread glibc
+ * made (the caller hands the call to glibc), or ESRCH.
  */
-struct g *g_from_pthread(pthread_t t, bool *foreign);
+int g_lookup(pthread_t th, struct g **gpp);
+/* Has gp's thread ended? */
+bool g_exited(struct g *gp);
 
 /* thread.c: end the calling G with result r: key destructors, C++
  * thread_local destructors, then the switch away (or exit(0) when it was

@@ -216,16 +216,14 @@ static void join_timeout(void *arg, uint64_t seq, struct p *pp)
  * Wait for t to end. deadline: CLOCK_MONOTONIC ns, 0 = forever, -1 = do not
  * wait (tryjoin). realtime_abs: when the deadline came from a
  * CLOCK_REALTIME absolute time, re-checked after waking (the clock may
- * have been set back).
+ * have been set back). Returns -1 for a thread glibc made.
  */
 static int join_wait(pthread_t th, void **ret, int64_t deadline)
 {
-	bool foreign;
-	struct g *t = g_from_pthread(th, &foreign);
-	struct g *me = getg();
-
-	if (!t)
-		return foreign ? -1 : ESRCH;
+	struct g *t, *me = getg();
+	int r = g_lookup(th, &t);
+	if (r)
+		return r;
 	if (t == me)
 		return EDEADLK;
 	if (me && deadline >= 0)
@@ -365,10 +363,10 @@ GMP_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
 GMP_EXPORT int pthread_detach(pthread_t th)
 {
 	GMP_ENTRY(pthread_detach, th);
-	bool foreign;
-	struct g *t = g_from_pthread(th, &foreign);
-	if (!t)
-		return foreign ? real_pthread_detach(th) : ESRCH;
+	struct g *t;
+	int r = g_lookup(th, &t);
+	if (r)
+		return r < 0 ? real_pthread_detach(th) : r;
 	rt_lock(&t->lock);
 	if (t->detached) {
 		rt_unlock(&t->lock);

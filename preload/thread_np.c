@@ -14,22 +14,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Resolve th for the functions below: returns 0 with *gpp set, -1 for a
- * thread glibc made, or ESRCH. */
-static int lookup(pthread_t th, struct g **gpp)
-{
-	bool foreign;
-	*gpp = g_from_pthread(th, &foreign);
-	if (*gpp)
-		return 0;
-	return foreign ? -1 : ESRCH;
-}
-
 GMP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
 	GMP_ENTRY(pthread_setname_np, th, name);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setname_np(th, name) : r;
 	size_t len = strlen(name);
@@ -43,7 +32,7 @@ GMP_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 {
 	GMP_ENTRY(pthread_getname_np, th, buf, len);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getname_np(th, buf, len) : r;
 	if (len < sizeof gp->name)
@@ -102,7 +91,7 @@ GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t
 {
 	GMP_ENTRY(pthread_setaffinity_np, th, size, set);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setaffinity_np(th, size, set) : r;
 	return pin(gp, size, set);
@@ -132,7 +121,7 @@ GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 {
 	GMP_ENTRY(pthread_getaffinity_np, th, size, set);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getaffinity_np(th, size, set) : r;
 	return get_affinity(gp, size, set);
@@ -191,7 +180,7 @@ GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sche
 {
 	GMP_ENTRY(pthread_setschedparam, th, policy, sp);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setschedparam(th, policy, sp) : r;
 	int err = check_sched(policy & ~SCHED_RESET_ON_FORK, sp->sched_priority);
@@ -206,7 +195,7 @@ GMP_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_par
 {
 	GMP_ENTRY(pthread_getschedparam, th, policy, sp);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getschedparam(th, policy, sp) : r;
 	*policy = gp->schedpolicy;
@@ -219,7 +208,7 @@ GMP_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 {
 	GMP_ENTRY(pthread_setschedprio, th, prio);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setschedprio(th, prio) : r;
 	int err = check_sched(gp->schedpolicy & ~SCHED_RESET_ON_FORK, prio);
@@ -237,7 +226,7 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 {
 	GMP_ENTRY(pthread_getcpuclockid, th, clk);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getcpuclockid(th, clk) : r;
 	*clk = (clockid_t)((~(unsigned)g_tid(gp) << 3) | 6);
@@ -255,10 +244,7 @@ static int signal_g(struct g *gp, int sig, const union sigval *val)
 {
 	if (sig < 0 || sig >= NSIG)
 		return EINVAL;
-	rt_lock(&gp->lock);
-	bool gone = gp->exited;
-	rt_unlock(&gp->lock);
-	if (gone)
+	if (g_exited(gp))
 		return ESRCH;
 	if (sig == 0)
 		return 0;
@@ -276,7 +262,7 @@ GMP_EXPORT int pthread_kill(pthread_t th, int sig)
 {
 	GMP_ENTRY(pthread_kill, th, sig);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_kill(th, sig) : r;
 	return signal_g(gp, sig, NULL);
@@ -286,7 +272,7 @@ GMP_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
 {
 	GMP_ENTRY(pthread_sigqueue, th, sig, val);
 	struct g *gp;
-	int r = lookup(th, &gp);
+	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_sigqueue(th, sig, val) : r;
 	return signal_g(gp, sig, &val);
