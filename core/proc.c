@@ -9,17 +9,9 @@
 
 #include <errno.h>
 
-/* The caller's P, or NULL when the caller is not a G (then the global
- * caches are used). Not for g0. */
-static struct p *my_p(void)
-{
-	struct g *me = getg();
-	return me && me->m ? me->m->p : NULL;
-}
-
 static struct g *gfget_any(void)
 {
-	struct p *pp = my_p();
+	struct p *pp = sched_my_p();
 	if (pp)
 		return gfget(pp);
 	rt_lock(&sched.gflock);
@@ -34,7 +26,7 @@ static struct g *gfget_any(void)
 
 static void gfput_any(struct g *gp)
 {
-	struct p *pp = my_p();
+	struct p *pp = sched_my_p();
 	if (pp) {
 		gfput(pp, gp);
 		return;
@@ -99,7 +91,7 @@ static int stack_and_tls(struct g *gp, const struct g_spec *spec)
 		s->guard = 0;
 		s->tls_ready = false;
 	} else if (spec->stacksize != stack_default_size() || spec->guardsize != os_pagesize ||
-		   !stack_cache_get(my_p(), s)) {
+		   !stack_cache_get(sched_my_p(), s)) {
 		err = stack_alloc(s, spec->stacksize, spec->guardsize);
 		if (err)
 			return err;

@@ -130,17 +130,22 @@ static void m_wear_own_tls(struct m *mp)
 	}
 }
 
-/* Sleep until a P is handed over in mp->nextp, then hold it. The note
- * may carry a wake-up meant for an earlier sleep: nextp is what counts. */
-static void m_wait_nextp(struct m *mp)
+/* Sleep until a P is handed over in mp->nextp, then hold it, and return
+ * true. The note may carry a wake-up meant for an earlier sleep: nextp is
+ * what counts. A locked M (locked) also returns, false and without a P,
+ * when it is released from its G. */
+static bool m_wait_nextp(struct m *mp, bool locked)
 {
 	struct p *pp;
 	while (!(pp = __atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE))) {
+		if (locked && !__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
+			return false;	/* released: its G ended elsewhere */
 		note_sleep(&mp->park);
 		note_clear(&mp->park);
 	}
 	mp->nextp = NULL;
 	acquirep(mp, pp);
+	return true;
 }
 
 /* Stop the M until someone hands it a P (m_start); then hold that P. */
@@ -152,7 +157,7 @@ static void stopm(struct m *mp)
 	rt_lock(&sched.lock);
 	mput(mp);
 	rt_unlock(&sched.lock);
-	m_wait_nextp(mp);
+	m_wait_nextp(mp, false);
 }
 
 void m_start(struct p *pp, bool spinning)
@@ -261,16 +266,7 @@ static bool stoplockedm(struct m *mp)
 	if (mp->p)
 		handoffp(releasep(mp));
 	m_wear_own_tls(mp);
-	struct p *pp;
-	while (!(pp = __atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE))) {
-		if (!__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
-			return false;	/* released: its G ended elsewhere */
-		note_sleep(&mp->park);
-		note_clear(&mp->park);
-	}
-	mp->nextp = NULL;
-	acquirep(mp, pp);
-	return true;
+	return m_wait_nextp(mp, true);
 }
 
 /* gp belongs to another M: hand it our P and stop. */
@@ -554,9 +550,15 @@ void g_park(bool (*unlockf)(struct m *, struct g *, void *), void *arg, uint8_t 
 	gp->waitobj = NULL;
 }
 
-void g_ready(struct g *gp, struct p *pp, bool next)
+struct p *sched_my_p(void)
 {
-	g_casstatus(gp, G_WAITING, G_RUNNABLE);
+	struct g *me = getg();
+	return me && me->m ? me->m->p : NULL;
+}
+
+/* Queue a RUNNABLE G on pp (NULL: the global queue) and wake an M. */
+static void put_runnable(struct g *gp, struct p *pp, bool next)
+{
 	if (pp) {
 		runq_put(pp, gp, next);
 	} else {
@@ -567,26 +569,21 @@ void g_ready(struct g *gp, struct p *pp, bool next)
 	sched_wakep();
 }
 
+void g_ready(struct g *gp, struct p *pp, bool next)
+{
+	g_casstatus(gp, G_WAITING, G_RUNNABLE);
+	put_runnable(gp, pp, next);
+}
+
 void g_ready_any(struct g *gp)
 {
-	struct g *me = getg();
-	if (me && me->m)
-		g_ready(gp, me->m->p, true);
-	else
-		g_ready(gp, NULL, false);
+	struct p *pp = sched_my_p();
+	g_ready(gp, pp, pp != NULL);
 }
 
 void sched_newproc(struct g *gp)
 {
-	struct g *me = getg();
-	if (me && me->m) {
-		runq_put(me->m->p, gp, true);
-	} else {
-		rt_lock(&sched.lock);
-		globrunq_put_locked(gp);
-		rt_unlock(&sched.lock);
-	}
-	sched_wakep();
+	put_runnable(gp, sched_my_p(), true);
 }
 
 static void gosched_m(void *arg)
@@ -804,7 +801,7 @@ void *m_main(void *arg)
 	 * (possibly before this thread even ran): leave nextp to it. A
 	 * locked M whose G ended before it started joins the idle Ms. */
 	if (__atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE) && !mp->lockedg)
-		m_wait_nextp(mp);
+		m_wait_nextp(mp, false);
 	else if (!__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
 		stopm(mp);
 	schedule(mp);

@@ -211,6 +211,9 @@ void g_park(bool (*unlockf)(struct m *mp, struct g *gp, void *arg), void *arg, u
  * to its runnext when next), or NULL for a caller without a P (global
  * queue). Never runs gp on the caller's stack. */
 void g_ready(struct g *gp, struct p *pp, bool next);
+/* The P held by the calling G, or NULL when the caller is not a G. Not
+ * for g0. */
+struct p *sched_my_p(void);
 /* g_ready from a caller that does not know whether it holds a P: a G uses
  * its own P, anything else the global queue. Not for g0. */
 void g_ready_any(struct g *gp);

@@ -200,6 +200,6 @@ int gmp_signal_g(struct g *gp, const siginfo_t *info)
 	}
 	if (!sigq_post(gp, info))
 		return EAGAIN;
-	sigq_poll(me && me->m ? me->m->p : NULL);
+	sigq_poll(sched_my_p());
 	return 0;
 }
