@@ -12,6 +12,13 @@ const char *const g_waitreason_names[WAIT_NREASON] = {
 	[WAIT_SLEEP] = "sleep",
 	[WAIT_JOIN] = "thread join",
 	[WAIT_TEST] = "test",
+	[WAIT_MUTEX] = "mutex",
+	[WAIT_COND] = "condvar",
+	[WAIT_RWLOCK] = "rwlock",
+	[WAIT_BARRIER] = "barrier",
+	[WAIT_SEM] = "semaphore",
+	[WAIT_ONCE] = "once",
+	[WAIT_FUTEX] = "futex",
 };
 
 /*

@@ -58,6 +58,13 @@ enum g_waitreason {
 	WAIT_SLEEP,
 	WAIT_JOIN,
 	WAIT_TEST,	/* unit tests */
+	WAIT_MUTEX,
+	WAIT_COND,
+	WAIT_RWLOCK,
+	WAIT_BARRIER,
+	WAIT_SEM,
+	WAIT_ONCE,
+	WAIT_FUTEX,
 	WAIT_NREASON
 };
 extern const char *const g_waitreason_names[WAIT_NREASON];

@@ -620,14 +620,34 @@ static bool sleep_unlock(struct m *mp, struct g *gp, void *arg)
 	return true;
 }
 
+void g_timer_prepare(struct g *gp, int64_t when, uint64_t seq)
+{
+	gp->timer.when = when;
+	gp->timer.f = sleep_fire;
+	gp->timer.arg = gp;
+	gp->timer.seq = seq;
+}
+
+bool sched_can_spin(int iter)
+{
+	/* as Go's sync_runtime_canSpin: a few rounds, only when another P
+	 * is running (the holder may be there) and nothing else waits here */
+	static int ncpu;
+	if (!ncpu)
+		ncpu = os_ncpu();
+	if (iter >= 4 || sched.gomaxprocs <= 1 || ncpu <= 1)
+		return false;
+	if (sched.gomaxprocs <= ld_rlx(&sched.npidle) + ld_rlx(&sched.nmspinning) + 1)
+		return false;
+	struct p *pp = sched_my_p();
+	return !pp || runq_empty(pp);
+}
+
 void g_sleep_until(int64_t when)
 {
 	struct g *gp = getg();
 
-	gp->timer.when = when;
-	gp->timer.f = sleep_fire;
-	gp->timer.arg = gp;
-	gp->timer.seq = g_arm(gp);
+	g_timer_prepare(gp, when, g_arm(gp));
 	g_park(sleep_unlock, NULL, WAIT_SLEEP);
 	/* woken early (cancellation): the timer must not stay queued, the
 	 * next sleep reuses it */

@@ -219,6 +219,14 @@ struct p *sched_my_p(void);
 void g_ready_any(struct g *gp);
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
+/* Make gp's timer claim (for wake-up seq) and ready gp at `when`; the
+ * caller queues it with timer_add from its park unlock callback, and
+ * removes it with timer_del once running again. */
+void g_timer_prepare(struct g *gp, int64_t when, uint64_t seq);
+/* May a thread waiting for a lock spin once more (round `iter`) instead
+ * of parking? As Go's canSpin: only a few rounds, with another P busy and
+ * nothing runnable on the caller's. Any thread with valid TLS. */
+bool sched_can_spin(int iter);
 /* Sleep the calling G until CLOCK_MONOTONIC reaches `when` (ns). */
 void g_sleep_until(int64_t when);
 /* The calling G is done: switch away for good. The caller has already run

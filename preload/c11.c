@@ -109,3 +109,103 @@ GMP_EXPORT int tss_set(tss_t key, void *val)
 	GMP_ENTRY(tss_set, key, val);
 	return thrd_err(pthread_setspecific((pthread_key_t)key, val));
 }
+
+/* --- mutexes, condition variables, call_once: the pthread ones ------------------ */
+
+GMP_EXPORT int mtx_init(mtx_t *m, int type)
+{
+	GMP_ENTRY(mtx_init, m, type);
+	/* as glibc: recursive if asked, otherwise (whatever else) plain */
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	if (type == (mtx_plain | mtx_recursive) || type == (mtx_timed | mtx_recursive))
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	int err = pthread_mutex_init((pthread_mutex_t *)m, &a);
+	pthread_mutexattr_destroy(&a);
+	return thrd_err(err);
+}
+
+GMP_EXPORT void mtx_destroy(mtx_t *m)
+{
+	gmp_init();
+	if (gmp_passthrough) {
+		real_mtx_destroy(m);
+		return;
+	}
+	pthread_mutex_destroy((pthread_mutex_t *)m);
+}
+
+GMP_EXPORT int mtx_lock(mtx_t *m)
+{
+	GMP_ENTRY(mtx_lock, m);
+	return thrd_err(pthread_mutex_lock((pthread_mutex_t *)m));
+}
+
+GMP_EXPORT int mtx_trylock(mtx_t *m)
+{
+	GMP_ENTRY(mtx_trylock, m);
+	return thrd_err(pthread_mutex_trylock((pthread_mutex_t *)m));
+}
+
+GMP_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict abs)
+{
+	GMP_ENTRY(mtx_timedlock, m, abs);
+	return thrd_err(pthread_mutex_timedlock((pthread_mutex_t *)m, abs));
+}
+
+GMP_EXPORT int mtx_unlock(mtx_t *m)
+{
+	GMP_ENTRY(mtx_unlock, m);
+	return thrd_err(pthread_mutex_unlock((pthread_mutex_t *)m));
+}
+
+GMP_EXPORT int cnd_init(cnd_t *c)
+{
+	GMP_ENTRY(cnd_init, c);
+	return thrd_err(pthread_cond_init((pthread_cond_t *)c, NULL));
+}
+
+GMP_EXPORT void cnd_destroy(cnd_t *c)
+{
+	gmp_init();
+	if (gmp_passthrough) {
+		real_cnd_destroy(c);
+		return;
+	}
+	pthread_cond_destroy((pthread_cond_t *)c);
+}
+
+GMP_EXPORT int cnd_signal(cnd_t *c)
+{
+	GMP_ENTRY(cnd_signal, c);
+	return thrd_err(pthread_cond_signal((pthread_cond_t *)c));
+}
+
+GMP_EXPORT int cnd_broadcast(cnd_t *c)
+{
+	GMP_ENTRY(cnd_broadcast, c);
+	return thrd_err(pthread_cond_broadcast((pthread_cond_t *)c));
+}
+
+GMP_EXPORT int cnd_wait(cnd_t *c, mtx_t *m)
+{
+	GMP_ENTRY(cnd_wait, c, m);
+	return thrd_err(pthread_cond_wait((pthread_cond_t *)c, (pthread_mutex_t *)m));
+}
+
+GMP_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
+			     const struct timespec *restrict abs)
+{
+	GMP_ENTRY(cnd_timedwait, c, m, abs);
+	return thrd_err(pthread_cond_timedwait((pthread_cond_t *)c, (pthread_mutex_t *)m, abs));
+}
+
+GMP_EXPORT void call_once(once_flag *flag, void (*fn)(void))
+{
+	gmp_init();
+	if (gmp_passthrough) {
+		real_call_once(flag, fn);
+		return;
+	}
+	pthread_once((pthread_once_t *)flag, fn);
+}

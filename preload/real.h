@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <threads.h>
+#include <semaphore.h>
 #include <time.h>
 
 #define REAL_FUNCS(X) \
@@ -70,7 +71,63 @@
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *), NULL) \
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *), NULL) \
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *), NULL) \
-	X(int, clock_getres, (clockid_t, struct timespec *), NULL)
+	X(int, clock_getres, (clockid_t, struct timespec *), NULL) \
+	X(int, pthread_mutex_init, (pthread_mutex_t *, const pthread_mutexattr_t *), "GLIBC_2.2.5") \
+	X(int, pthread_mutex_destroy, (pthread_mutex_t *), "GLIBC_2.2.5") \
+	X(int, pthread_mutex_lock, (pthread_mutex_t *), "GLIBC_2.2.5") \
+	X(int, pthread_mutex_trylock, (pthread_mutex_t *), "GLIBC_2.34") \
+	X(int, pthread_mutex_unlock, (pthread_mutex_t *), "GLIBC_2.2.5") \
+	X(int, pthread_mutex_timedlock, (pthread_mutex_t *, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_mutex_clocklock, (pthread_mutex_t *, clockid_t, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_cond_init, (pthread_cond_t *, const pthread_condattr_t *), "GLIBC_2.3.2") \
+	X(int, pthread_cond_destroy, (pthread_cond_t *), "GLIBC_2.3.2") \
+	X(int, pthread_cond_wait, (pthread_cond_t *, pthread_mutex_t *), "GLIBC_2.3.2") \
+	X(int, pthread_cond_timedwait, (pthread_cond_t *, pthread_mutex_t *, const struct timespec *), "GLIBC_2.3.2") \
+	X(int, pthread_cond_clockwait, (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_cond_signal, (pthread_cond_t *), "GLIBC_2.3.2") \
+	X(int, pthread_cond_broadcast, (pthread_cond_t *), "GLIBC_2.3.2") \
+	X(int, pthread_rwlock_init, (pthread_rwlock_t *, const pthread_rwlockattr_t *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_destroy, (pthread_rwlock_t *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_rdlock, (pthread_rwlock_t *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_wrlock, (pthread_rwlock_t *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_tryrdlock, (pthread_rwlock_t *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_trywrlock, (pthread_rwlock_t *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_timedrdlock, (pthread_rwlock_t *, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t *, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_clockrdlock, (pthread_rwlock_t *, clockid_t, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_clockwrlock, (pthread_rwlock_t *, clockid_t, const struct timespec *), "GLIBC_2.34") \
+	X(int, pthread_rwlock_unlock, (pthread_rwlock_t *), "GLIBC_2.34") \
+	X(int, pthread_barrier_init, (pthread_barrier_t *, const pthread_barrierattr_t *, unsigned), "GLIBC_2.34") \
+	X(int, pthread_barrier_destroy, (pthread_barrier_t *), "GLIBC_2.34") \
+	X(int, pthread_barrier_wait, (pthread_barrier_t *), "GLIBC_2.34") \
+	X(int, pthread_spin_init, (pthread_spinlock_t *, int), "GLIBC_2.34") \
+	X(int, pthread_spin_destroy, (pthread_spinlock_t *), "GLIBC_2.34") \
+	X(int, pthread_spin_lock, (pthread_spinlock_t *), "GLIBC_2.34") \
+	X(int, pthread_spin_trylock, (pthread_spinlock_t *), "GLIBC_2.34") \
+	X(int, pthread_spin_unlock, (pthread_spinlock_t *), "GLIBC_2.34") \
+	X(int, pthread_once, (pthread_once_t *, void (*)(void)), "GLIBC_2.34") \
+	X(int, sem_init, (sem_t *, int, unsigned), "GLIBC_2.34") \
+	X(int, sem_destroy, (sem_t *), "GLIBC_2.34") \
+	X(int, sem_wait, (sem_t *), "GLIBC_2.34") \
+	X(int, sem_trywait, (sem_t *), "GLIBC_2.34") \
+	X(int, sem_timedwait, (sem_t *, const struct timespec *), "GLIBC_2.34") \
+	X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *), "GLIBC_2.34") \
+	X(int, sem_post, (sem_t *), "GLIBC_2.34") \
+	X(int, sem_getvalue, (sem_t *, int *), "GLIBC_2.34") \
+	X(int, mtx_init, (mtx_t *, int), "GLIBC_2.34") \
+	X(void, mtx_destroy, (mtx_t *), "GLIBC_2.34") \
+	X(int, mtx_lock, (mtx_t *), "GLIBC_2.34") \
+	X(int, mtx_trylock, (mtx_t *), "GLIBC_2.34") \
+	X(int, mtx_timedlock, (mtx_t *__restrict, const struct timespec *__restrict), "GLIBC_2.34") \
+	X(int, mtx_unlock, (mtx_t *), "GLIBC_2.34") \
+	X(int, cnd_init, (cnd_t *), "GLIBC_2.34") \
+	X(void, cnd_destroy, (cnd_t *), "GLIBC_2.34") \
+	X(int, cnd_signal, (cnd_t *), "GLIBC_2.34") \
+	X(int, cnd_broadcast, (cnd_t *), "GLIBC_2.34") \
+	X(int, cnd_wait, (cnd_t *, mtx_t *), "GLIBC_2.34") \
+	X(int, cnd_timedwait, (cnd_t *__restrict, mtx_t *__restrict, const struct timespec *__restrict), "GLIBC_2.34") \
+	X(void, call_once, (once_flag *, void (*)(void)), "GLIBC_2.34") \
+	X(long, syscall, (long, long, long, long, long, long, long), NULL)
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECLARE)

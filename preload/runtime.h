@@ -14,6 +14,12 @@
 
 /* Interposed entry points are the only default-visibility symbols. */
 #define GMP_EXPORT __attribute__((visibility("default")))
+/* Export `name` as another name of the interposed function `target`. */
+#define GMP_ALIAS(name, target) \
+	_Pragma("GCC diagnostic push") \
+	_Pragma("GCC diagnostic ignored \"-Wmissing-attributes\"") \
+	extern __typeof(target) name __attribute__((alias(#target), visibility("default"))); \
+	_Pragma("GCC diagnostic pop")
 
 /* 0: not started, 1: starting, 2: ready. */
 extern _Atomic int gmp_state;

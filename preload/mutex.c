@@ -1,0 +1,418 @@
+/*
+ * preload/mutex.c — pthread mutexes that park Gs (after Go's sync.Mutex).
+ *
+ * glibc's 40-byte pthread_mutex_t is kept: __lock is the state word,
+ * __count the recursion depth, __owner the owner's tid (recursive and
+ * error-checking mutexes), __kind as glibc's pthread_mutex_init leaves it.
+ * All-zero and the static initializers are valid unlocked mutexes of
+ * their type. A mutex whose kind carries process-shared, robust,
+ * priority-inheritance or -protection bits (or the -1 glibc writes on
+ * destroy) is glibc's: every call on it goes to glibc.
+ *
+ * State word: LOCKED; WOKEN: a woken or spinning waiter is on its way,
+ * unlockers need not wake another; STARVING: hand-off mode; WAITERS: the
+ * wait queue of the mutex's address is non-empty (changed only under the
+ * queue's bucket lock).
+ *
+ * Normal mode: a locker CASes LOCKED in, else spins a little (only while
+ * the holder may be running on another P), else queues and parks; an
+ * unlocker clears LOCKED and wakes the first waiter, which competes with
+ * newcomers (which usually win: they are running). A waiter that fails
+ * for more than 1 ms puts the mutex in starvation mode: an unlocker then
+ * hands the mutex directly to the first waiter, newcomers queue at the
+ * back, and the mode ends when a waiter that did not wait long gets it or
+ * the queue empties. So nobody starves, and throughput stays high when
+ * nobody does.
+ */
+#include "preload/sync.h"
+#include "core/os.h"
+#include "core/sched.h"
+#include "core/waitq.h"
+
+#include <errno.h>
+#include <limits.h>
+
+#define M_LOCKED	1u
+#define M_WOKEN		2u
+#define M_STARVING	4u
+#define M_WAITERS	8u
+
+#define STARVE_NS	1000000
+#define TICKET_HANDOFF	1
+
+/* kind bits libgmp implements: the type, and glibc's elision flags */
+#define KIND_OURS	(3u | 256u | 512u)
+
+static inline _Atomic uint32_t *mstate(pthread_mutex_t *m)
+{
+	return (_Atomic uint32_t *)&m->__data.__lock;
+}
+static inline bool glibcs(pthread_mutex_t *m)
+{
+	return ((unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & ~KIND_OURS) != 0;
+}
+static inline int mtype(pthread_mutex_t *m)
+{
+	return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & 3;
+}
+static inline int owner(pthread_mutex_t *m)
+{
+	return __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+}
+static inline void set_owner(pthread_mutex_t *m, int id)
+{
+	__atomic_store_n(&m->__data.__owner, id, __ATOMIC_RELAXED);
+}
+
+int sync_self_id(void)
+{
+	struct g *gp = getg();
+	return gp ? g_tid(gp) : os_gettid();
+}
+
+/* --- the lock --------------------------------------------------------------- */
+
+/* Wait for the mutex. deadline: CLOCK_MONOTONIC ns, 0 for none. Returns
+ * 0 (locked) or ETIMEDOUT. */
+static int lock_slow(pthread_mutex_t *m, int64_t deadline)
+{
+	_Atomic uint32_t *st = mstate(m);
+	int64_t wait_start = 0;
+	bool starving = false, awoke = false;
+	int iter = 0;
+	uint32_t old = ld_rlx(st);
+
+	for (;;) {
+		/* spin while the holder runs elsewhere (not in hand-off mode) */
+		if ((old & (M_LOCKED | M_STARVING)) == M_LOCKED && sched_can_spin(iter)) {
+			if (!awoke && !(old & M_WOKEN) && (old & M_WAITERS) &&
+			    cas(st, &old, old | M_WOKEN))
+				awoke = true;
+			for (int i = 0; i < 30; i++)
+				arch_cpu_relax();
+			iter++;
+			old = ld_rlx(st);
+			continue;
+		}
+		if (!(old & (M_LOCKED | M_STARVING))) {
+			uint32_t nw = old | M_LOCKED;
+			if (awoke)
+				nw &= ~M_WOKEN;
+			if (cas(st, &old, nw))
+				return 0;
+			continue;
+		}
+
+		/* queue: decided under the bucket lock, which every change of
+		 * WAITERS and every wake-up holds */
+		struct wq_bucket *b = wq_lock(m);
+		old = ld_rlx(st);
+		if (!(old & (M_LOCKED | M_STARVING))) {
+			wq_unlock(b);
+			continue;
+		}
+		if (deadline && rt_nanotime() >= deadline) {
+			if (awoke)
+				atomic_fetch_and_explicit(st, ~M_WOKEN, memory_order_release);
+			wq_unlock(b);
+			return ETIMEDOUT;
+		}
+		uint32_t nw = old | M_WAITERS;
+		if (awoke)
+			nw &= ~M_WOKEN;
+		if (starving && (old & M_LOCKED))
+			nw |= M_STARVING;
+		if (!cas(st, &old, nw)) {
+			wq_unlock(b);
+			continue;
+		}
+		awoke = false;
+		struct waiter w;
+		w.bitset = WQ_BITSET_ANY;
+		w.tag = 0;
+		w.deadline = deadline;
+		/* one that waited before goes back to the front */
+		bool lifo = wait_start != 0;
+		if (!wait_start)
+			wait_start = rt_nanotime();
+		wq_push(b, &w, m, lifo);
+		int r = wq_wait(b, &w, WAIT_MUTEX);
+		if (r) {
+			/* left the queue by itself: a timeout, or a signal */
+			if (wq_empty(w.b, m))
+				atomic_fetch_and_explicit(st, ~(M_WAITERS | M_STARVING),
+							  memory_order_release);
+			wq_unlock(w.b);
+			if (r == ETIMEDOUT)
+				return ETIMEDOUT;
+			sync_interrupted();
+			old = ld_rlx(st);
+			continue;
+		}
+		starving = starving || rt_nanotime() - wait_start > STARVE_NS;
+		if (w.ticket == TICKET_HANDOFF) {
+			/* the unlocker gave us the mutex; leave hand-off mode
+			 * if we did not wait long */
+			if (!starving)
+				atomic_fetch_and_explicit(st, ~M_STARVING, memory_order_release);
+			return 0;
+		}
+		/* woken in normal mode: WOKEN is ours, compete */
+		awoke = true;
+		iter = 0;
+		old = ld_rlx(st);
+	}
+}
+
+/* Starvation mode: give the mutex to the first waiter. */
+static void handoff(pthread_mutex_t *m)
+{
+	_Atomic uint32_t *st = mstate(m);
+	struct wq_bucket *b = wq_lock(m);
+	struct waiter *w = wq_pop(b, m, WQ_BITSET_ANY);
+	bool empty = wq_empty(b, m);
+	uint32_t old = ld_rlx(st);
+	for (;;) {
+		uint32_t nw = old;
+		if (w)
+			nw |= M_LOCKED;
+		if (empty)
+			nw &= ~(M_WAITERS | M_STARVING);
+		if (cas(st, &old, nw))
+			break;
+	}
+	if (w)
+		w->ticket = TICKET_HANDOFF;
+	wq_unlock(b);
+	if (w)
+		wq_wake(w);
+}
+
+/* Normal mode: wake one waiter unless one is already on its way. */
+static void wake_one(pthread_mutex_t *m)
+{
+	_Atomic uint32_t *st = mstate(m);
+	struct wq_bucket *b = wq_lock(m);
+	uint32_t old = ld_rlx(st);
+	for (;;) {
+		if (!(old & M_WAITERS) || (old & (M_LOCKED | M_WOKEN | M_STARVING))) {
+			/* a locker, a woken waiter or a hand-off takes over */
+			wq_unlock(b);
+			return;
+		}
+		struct waiter *w = wq_peek(b, m);
+		uint32_t nw = old | M_WOKEN;
+		if (!w || !w->next)
+			nw &= ~M_WAITERS;	/* the queue is (about to be) empty */
+		if (!w)
+			nw &= ~M_WOKEN;
+		if (cas(st, &old, nw)) {
+			if (w)
+				wq_pop(b, m, WQ_BITSET_ANY);
+			wq_unlock(b);
+			if (w)
+				wq_wake(w);
+			return;
+		}
+	}
+}
+
+static void unlock_slow(pthread_mutex_t *m, uint32_t old)
+{
+	_Atomic uint32_t *st = mstate(m);
+	for (;;) {
+		if (!(old & M_LOCKED))
+			return;		/* not locked: glibc ignores it too */
+		if (cas(st, &old, old & ~M_LOCKED))
+			break;
+	}
+	old &= ~M_LOCKED;
+	if (old & M_STARVING)
+		handoff(m);
+	else if ((old & M_WAITERS) && !(old & M_WOKEN))
+		wake_one(m);
+}
+
+static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
+{
+	uint32_t z = 0;
+	if (likely(cas(mstate(m), &z, M_LOCKED)))
+		return 0;
+	return lock_slow(m, deadline);
+}
+
+static inline void unlock_plain(pthread_mutex_t *m)
+{
+	uint32_t old = M_LOCKED;
+	if (likely(cas(mstate(m), &old, 0u)))
+		return;
+	unlock_slow(m, old);
+}
+
+static int trylock_plain(pthread_mutex_t *m)
+{
+	_Atomic uint32_t *st = mstate(m);
+	uint32_t old = ld_rlx(st);
+	while (!(old & (M_LOCKED | M_STARVING))) {
+		if (cas(st, &old, old | M_LOCKED))
+			return 0;
+	}
+	return EBUSY;
+}
+
+/* --- types ------------------------------------------------------------------- */
+
+enum { LOCK_WAIT, LOCK_TRY, LOCK_TIMED };
+
+/* Recursive and error-checking mutexes: ownership first. */
+static int lock_owned(pthread_mutex_t *m, int type, int how, clockid_t clk,
+		      const struct timespec *abs)
+{
+	int me = sync_self_id();
+	if (owner(m) == me) {
+		if (type == PTHREAD_MUTEX_ERRORCHECK)
+			return how == LOCK_TRY ? EBUSY : EDEADLK;
+		if (m->__data.__count == UINT_MAX)
+			return EAGAIN;
+		m->__data.__count++;
+		return 0;
+	}
+	int r;
+	if (how == LOCK_TRY) {
+		r = trylock_plain(m);
+	} else if (how == LOCK_WAIT) {
+		r = lock_plain(m, 0);
+	} else {
+		r = trylock_plain(m);
+		if (r) {
+			int64_t deadline;
+			r = sync_deadline(clk, abs, &deadline);
+			if (!r)
+				r = lock_slow(m, deadline);
+		}
+	}
+	if (r)
+		return r;
+	set_owner(m, me);
+	m->__data.__count = 1;
+	return 0;
+}
+
+int mutex_check_owner(pthread_mutex_t *m)
+{
+	if (glibcs(m))
+		return 0;
+	int type = mtype(m);
+	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
+		return owner(m) == sync_self_id() ? 0 : EPERM;
+	return 0;
+}
+
+/* --- the API ------------------------------------------------------------------ */
+
+GMP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	gmp_init();
+	/* glibc checks the attributes and writes __kind; the rest is zero,
+	 * which is our unlocked state */
+	return real_pthread_mutex_init(m, attr);
+}
+
+GMP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	GMP_ENTRY(pthread_mutex_destroy, m);
+	if (glibcs(m))
+		return real_pthread_mutex_destroy(m);
+	if (ld_acq(mstate(m)) & (M_LOCKED | M_WAITERS))
+		return EBUSY;
+	/* as glibc: a destroyed mutex is invalid until initialised again */
+	__atomic_store_n(&m->__data.__kind, -1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int gmp_mutex_lock(pthread_mutex_t *m)
+{
+	if (unlikely(glibcs(m)))
+		return real_pthread_mutex_lock(m);
+	int type = mtype(m);
+	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
+		return lock_owned(m, type, LOCK_WAIT, 0, NULL);
+	return lock_plain(m, 0);
+}
+
+GMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	GMP_ENTRY(pthread_mutex_lock, m);
+	return gmp_mutex_lock(m);
+}
+
+GMP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	GMP_ENTRY(pthread_mutex_trylock, m);
+	if (unlikely(glibcs(m)))
+		return real_pthread_mutex_trylock(m);
+	int type = mtype(m);
+	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
+		return lock_owned(m, type, LOCK_TRY, 0, NULL);
+	return trylock_plain(m);
+}
+
+static int clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+{
+	if (!sync_clock_ok(clk))
+		return EINVAL;
+	int type = mtype(m);
+	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
+		return lock_owned(m, type, LOCK_TIMED, clk, abs);
+	if (!trylock_plain(m))
+		return 0;
+	int64_t deadline;
+	int r = sync_deadline(clk, abs, &deadline);
+	return r ? r : lock_slow(m, deadline);
+}
+
+GMP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
+{
+	GMP_ENTRY(pthread_mutex_timedlock, m, abs);
+	if (unlikely(glibcs(m)))
+		return real_pthread_mutex_timedlock(m, abs);
+	return clocklock(m, CLOCK_REALTIME, abs);
+}
+
+GMP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+{
+	GMP_ENTRY(pthread_mutex_clocklock, m, clk, abs);
+	if (unlikely(glibcs(m)))
+		return real_pthread_mutex_clocklock(m, clk, abs);
+	return clocklock(m, clk, abs);
+}
+
+int gmp_mutex_unlock(pthread_mutex_t *m)
+{
+	if (unlikely(glibcs(m)))
+		return real_pthread_mutex_unlock(m);
+	int type = mtype(m);
+	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
+		if (owner(m) != sync_self_id())
+			return EPERM;
+		if (type == PTHREAD_MUTEX_RECURSIVE && --m->__data.__count != 0)
+			return 0;
+		m->__data.__count = 0;
+		set_owner(m, 0);
+	}
+	unlock_plain(m);
+	return 0;
+}
+
+GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	GMP_ENTRY(pthread_mutex_unlock, m);
+	return gmp_mutex_unlock(m);
+}
+
+/* glibc's old internal names, still exported and used by some programs */
+GMP_ALIAS(__pthread_mutex_init, pthread_mutex_init);
+GMP_ALIAS(__pthread_mutex_destroy, pthread_mutex_destroy);
+GMP_ALIAS(__pthread_mutex_lock, pthread_mutex_lock);
+GMP_ALIAS(__pthread_mutex_trylock, pthread_mutex_trylock);
+GMP_ALIAS(__pthread_mutex_unlock, pthread_mutex_unlock);

@@ -1,0 +1,216 @@
+/*
+ * preload/sem.c — unnamed POSIX semaphores that park Gs.
+ *
+ * glibc's 32-byte sem_t layout on x86-64 is kept exactly: the value in
+ * the first 32-bit word, the number of waiters in the second, and at
+ * offset 8 glibc's `private` word, FUTEX_PRIVATE (128) for a semaphore
+ * made by sem_init(pshared = 0). Anything else — process-shared, or a
+ * named semaphore from sem_open — is glibc's, which other processes may
+ * use too.
+ *
+ * As Go's semaphores: sem_post adds to the value, then wakes the first
+ * waiter if the waiter count says there may be one; a waiter counts
+ * itself in, takes a unit if there is one, else queues (all under the
+ * bucket lock), and after a wake-up tries again. The two sides publish
+ * and then read each other's word, so one of them always sees the other.
+ * A unit is never lost to a timeout: it stays in the value.
+ *
+ * sem_wait, sem_timedwait and sem_clockwait are cancellation points, and
+ * a signal handler ends them with EINTR, as under glibc.
+ */
+#include "preload/sync.h"
+#include "core/sched.h"
+#include "core/waitq.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <semaphore.h>
+
+struct gsem {
+	_Atomic uint32_t value;
+	_Atomic uint32_t nwait;
+	int private;		/* glibc's */
+	int pad;
+};
+_Static_assert(sizeof(struct gsem) <= sizeof(sem_t), "sem_t size");
+
+static inline struct gsem *gs(sem_t *s)
+{
+	return (struct gsem *)(void *)s;
+}
+static inline bool glibcs(sem_t *s)
+{
+	return __atomic_load_n(&gs(s)->private, __ATOMIC_RELAXED) != SYNC_FUTEX_PRIVATE;
+}
+
+static bool take(struct gsem *g)
+{
+	uint32_t v = __atomic_load_n(&g->value, __ATOMIC_SEQ_CST);
+	while (v > 0) {
+		if (__atomic_compare_exchange_n(&g->value, &v, v - 1, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+GMP_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
+{
+	GMP_ENTRY(sem_init, s, pshared, value);
+	if (value > SEM_VALUE_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pshared)
+		return real_sem_init(s, pshared, value);
+	struct gsem *g = gs(s);
+	st_rlx(&g->value, value);
+	st_rlx(&g->nwait, 0u);
+	g->pad = 0;
+	__atomic_store_n(&g->private, SYNC_FUTEX_PRIVATE, __ATOMIC_RELEASE);
+	return 0;
+}
+
+GMP_EXPORT int sem_destroy(sem_t *s)
+{
+	GMP_ENTRY(sem_destroy, s);
+	if (glibcs(s))
+		return real_sem_destroy(s);
+	return 0;	/* as glibc */
+}
+
+GMP_EXPORT int sem_post(sem_t *s)
+{
+	GMP_ENTRY(sem_post, s);
+	if (glibcs(s))
+		return real_sem_post(s);
+	struct gsem *g = gs(s);
+	uint32_t v = __atomic_load_n(&g->value, __ATOMIC_RELAXED);
+	do {
+		if (v >= SEM_VALUE_MAX) {
+			errno = EOVERFLOW;
+			return -1;
+		}
+	} while (!__atomic_compare_exchange_n(&g->value, &v, v + 1, false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	if (!__atomic_load_n(&g->nwait, __ATOMIC_SEQ_CST))
+		return 0;
+	struct wq_bucket *b = wq_lock(s);
+	struct waiter *w = wq_pop(b, s, WQ_BITSET_ANY);
+	wq_unlock(b);
+	if (w)
+		wq_wake(w);
+	return 0;
+}
+
+GMP_EXPORT int sem_trywait(sem_t *s)
+{
+	GMP_ENTRY(sem_trywait, s);
+	if (glibcs(s))
+		return real_sem_trywait(s);
+	if (take(gs(s)))
+		return 0;
+	errno = EAGAIN;
+	return -1;
+}
+
+GMP_EXPORT int sem_getvalue(sem_t *s, int *val)
+{
+	GMP_ENTRY(sem_getvalue, s, val);
+	if (glibcs(s))
+		return real_sem_getvalue(s, val);
+	*val = (int)__atomic_load_n(&gs(s)->value, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* deadline 0: none. Returns 0 or -1 with errno. */
+static int sem_wait_slow(sem_t *s, int64_t deadline)
+{
+	struct gsem *g = gs(s);
+	struct g *gp = getg();
+	for (;;) {
+		struct wq_bucket *b = wq_lock(s);
+		xadd(&g->nwait, 1u);
+		if (take(g)) {
+			xadd(&g->nwait, -1u);
+			wq_unlock(b);
+			return 0;
+		}
+		if (deadline && rt_nanotime() >= deadline) {
+			xadd(&g->nwait, -1u);
+			wq_unlock(b);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		struct waiter w;
+		w.bitset = WQ_BITSET_ANY;
+		w.tag = 0;
+		w.deadline = deadline;
+		wq_push(b, &w, s, false);
+		int r = wq_wait(b, &w, WAIT_SEM);
+		if (r) {
+			xadd(&g->nwait, -1u);
+			wq_unlock(w.b);
+			if (r == EINTR) {
+				/* a signal handler ends the wait; so does a
+				 * cancellation */
+				if (gp) {
+					gmp_testcancel(gp);
+					if (!gmp_sig_deliver(gp))
+						continue;
+				}
+			}
+			errno = r;
+			return -1;
+		}
+		/* woken: the unit may have gone to a newcomer; try again */
+		xadd(&g->nwait, -1u);
+		if (take(g))
+			return 0;
+		if (gp)
+			gmp_testcancel(gp);
+	}
+}
+
+static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
+{
+	struct g *gp = getg();
+	int64_t deadline = 0;
+	if (abs) {
+		if (!sync_clock_ok(clk) || abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	if (gp)
+		gmp_testcancel(gp);
+	if (take(gs(s)))
+		return 0;
+	if (abs)
+		sync_deadline(clk, abs, &deadline);
+	return sem_wait_slow(s, deadline);
+}
+
+GMP_EXPORT int sem_wait(sem_t *s)
+{
+	GMP_ENTRY(sem_wait, s);
+	if (glibcs(s))
+		return real_sem_wait(s);
+	return sem_wait_common(s, CLOCK_REALTIME, NULL);
+}
+
+GMP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
+{
+	GMP_ENTRY(sem_timedwait, s, abs);
+	if (glibcs(s))
+		return real_sem_timedwait(s, abs);
+	return sem_wait_common(s, CLOCK_REALTIME, abs);
+}
+
+GMP_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
+{
+	GMP_ENTRY(sem_clockwait, s, clk, abs);
+	if (glibcs(s))
+		return real_sem_clockwait(s, clk, abs);
+	return sem_wait_common(s, clk, abs);
+}

@@ -1,0 +1,51 @@
+/*
+ * preload/sync.h — what the synchronization objects share: who the caller
+ * is, deadlines, and the internal entry points one object uses of
+ * another (a condvar waits with a mutex).
+ *
+ * Every object lives in glibc's own memory layout and size (DESIGN.md
+ * rule 5): the all-zero and static-initializer states are valid, and a
+ * process-shared (or robust, PI, PP) object, whose memory another process
+ * may use with plain glibc, is handed to glibc's implementation.
+ */
+#ifndef GMP_PRELOAD_SYNC_H
+#define GMP_PRELOAD_SYNC_H
+
+#include "preload/runtime.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+/* glibc's marker for a process-private futex object (sem_t, barrier) */
+#define SYNC_FUTEX_PRIVATE 128
+
+/* The caller's id as a mutex owner: its tid as glibc knows it (a G's fake
+ * tid, or the kernel tid of a thread that is not a G). */
+int sync_self_id(void);
+
+/*
+ * Convert an absolute timeout on clock clk (CLOCK_REALTIME or
+ * CLOCK_MONOTONIC) to a CLOCK_MONOTONIC deadline in ns, never 0 (a time
+ * already past gives a deadline in the past). Returns 0, or EINVAL for a
+ * bad tv_nsec.
+ */
+int sync_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline);
+static inline bool sync_clock_ok(clockid_t clk)
+{
+	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+}
+
+/* A wait was interrupted (wq_wait returned EINTR): run the handlers of
+ * signals routed to the caller. */
+void sync_interrupted(void);
+
+/* mutex.c, for condvars: may the caller unlock m (EPERM if it is an
+ * error-checking or recursive mutex the caller does not own)? Then the
+ * unlock and the relock around the wait (the exported functions, called
+ * without going through the PLT). */
+int mutex_check_owner(pthread_mutex_t *m);
+int gmp_mutex_lock(pthread_mutex_t *m);
+int gmp_mutex_unlock(pthread_mutex_t *m);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * shim/futex.c — the futex system call made through syscall(3).
+ *
+ * Rust's std, libstdc++ (C++20 atomic wait, std::latch, the __cxa_guard of
+ * function-local statics) and other libraries block with
+ * syscall(SYS_futex, ...) instead of pthread objects. FUTEX_WAIT,
+ * FUTEX_WAKE, their _BITSET forms, FUTEX_REQUEUE and FUTEX_CMP_REQUEUE,
+ * private or not, are served by the wait table: a G parks, any other
+ * thread sleeps in the kernel on its own word, and a wake reaches both.
+ * A wake of a non-private futex, which another process may wait on too,
+ * also goes to the kernel for what the table did not wake. Every other
+ * system call, and the futex operations libgmp does not implement
+ * (priority inheritance, WAKE_OP, WAIT_MULTIPLE ...), go to glibc
+ * unchanged.
+ *
+ * Results follow the kernel: a waiter returns 0 when woken (or
+ * spuriously), -1 with EAGAIN when the word did not hold the expected
+ * value, ETIMEDOUT, or EINTR when a signal handler ran.
+ */
+#include "preload/sync.h"
+#include "core/sched.h"
+#include "core/waitq.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+
+static long fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+static long futex_wait(_Atomic uint32_t *addr, int op, uint32_t val,
+		       const struct timespec *ts, uint32_t bitset)
+{
+	int cmd = op & FUTEX_CMD_MASK;
+	if (!bitset)
+		return fail(EINVAL);
+	int64_t deadline = 0;
+	if (ts) {
+		if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+			return fail(EINVAL);
+		if (cmd == FUTEX_WAIT) {
+			/* relative */
+			int64_t rel = ts->tv_sec > INT64_MAX / 2000000000
+					      ? INT64_MAX / 2
+					      : (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			deadline = rt_nanotime() + rel;
+			if (deadline <= 0)
+				deadline = 1;
+		} else {
+			clockid_t clk = (op & FUTEX_CLOCK_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+			sync_deadline(clk, ts, &deadline);
+		}
+	}
+	int r = wq_futex_wait(addr, val, bitset, deadline, WAIT_FUTEX);
+	if (r == EINTR) {
+		struct g *gp = getg();
+		if (gp && !gmp_sig_deliver(gp))
+			return 0;	/* not a signal: a spurious wake-up */
+	}
+	return r ? fail(r) : 0;
+}
+
+static long futex_wake(void *addr, int op, int n, uint32_t bitset)
+{
+	if (!bitset)
+		return fail(EINVAL);
+	if (n <= 0)
+		return 0;
+	int woken = wq_futex_wake(addr, n, bitset);
+	if (woken < n && !(op & FUTEX_PRIVATE_FLAG)) {
+		long k = arch_syscall6(SYS_futex, (long)addr, op, n - woken, 0, 0, bitset);
+		if (k > 0)
+			woken += (int)k;
+	}
+	return woken;
+}
+
+static long futex_requeue(_Atomic uint32_t *addr, int op, int nwake, int nmove, void *addr2,
+			  bool cmp, uint32_t val3)
+{
+	if (nwake < 0 || nmove < 0)
+		return fail(EINVAL);
+	struct wq_bucket *b1, *b2;
+	wq_lock2(addr, addr2, &b1, &b2);
+	if (cmp && ld_acq(addr) != val3) {
+		wq_unlock2(b1, b2);
+		return fail(EAGAIN);
+	}
+	struct waiter *list = NULL, *tail = NULL;
+	int woken = 0;
+	while (woken < nwake) {
+		struct waiter *w = wq_pop(b1, addr, WQ_BITSET_ANY);
+		if (!w)
+			break;
+		w->next = NULL;
+		if (tail)
+			tail->next = w;
+		else
+			list = w;
+		tail = w;
+		woken++;
+	}
+	int moved = wq_requeue(b1, addr, b2, addr2, nmove);
+	wq_unlock2(b1, b2);
+	wq_wake_list(list);
+	(void)op;
+	return woken + moved;
+}
+
+GMP_EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	va_end(ap);
+	gmp_init();
+	if (nr != SYS_futex || gmp_passthrough)
+		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
+
+	void *addr = (void *)a1;
+	int op = (int)a2;
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+		return futex_wait(addr, op, (uint32_t)a3, (const struct timespec *)a4,
+				  FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAIT_BITSET:
+		return futex_wait(addr, op, (uint32_t)a3, (const struct timespec *)a4,
+				  (uint32_t)a6);
+	case FUTEX_WAKE:
+		return futex_wake(addr, op, (int)a3, FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAKE_BITSET:
+		return futex_wake(addr, op, (int)a3, (uint32_t)a6);
+	case FUTEX_REQUEUE:
+		return futex_requeue(addr, op, (int)a3, (int)a4, (void *)a5, false, 0);
+	case FUTEX_CMP_REQUEUE:
+		return futex_requeue(addr, op, (int)a3, (int)a4, (void *)a5, true, (uint32_t)a6);
+	default:
+		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
+	}
+}
