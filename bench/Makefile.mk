@@ -6,7 +6,8 @@
 # bench/results.md; it is not part of `make check`. `make check` runs only
 # bench/smoke.sh: every workload once under libgmp with tiny sizes, checking
 # that it completes and prints its RESULT line (no timing is judged there).
-BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent bench/maxthreads
+BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent bench/maxthreads \
+	bench/cond_pingpong bench/mutex_uncontended bench/mutex_contention bench/prodcons
 check_PROGRAMS += $(BENCH_PROGS)
 bench_create_join_LDADD = -lpthread
 bench_burst_LDADD = -lpthread
@@ -15,6 +16,10 @@ bench_concurrent_LDADD = -lpthread
 bench_maxthreads_SOURCES = bench/concurrent.c
 bench_maxthreads_CPPFLAGS = $(AM_CPPFLAGS) -DMAXTHREADS
 bench_maxthreads_LDADD = -lpthread
+bench_cond_pingpong_LDADD = -lpthread
+bench_mutex_uncontended_LDADD = -lpthread
+bench_mutex_contention_LDADD = -lpthread
+bench_prodcons_LDADD = -lpthread
 EXTRA_DIST += bench/bench.h bench/run.sh bench/smoke.sh bench/README.md bench/results.md
 
 TESTS += bench/smoke.sh

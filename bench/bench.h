@@ -73,6 +73,74 @@ static inline unsigned long compute(unsigned long seed, int iters)
 	return h;
 }
 
+/* Exits with a message naming `what` when a pthread call returned an error. */
+static inline void must(int err, const char *what)
+{
+	if (err) {
+		fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, strerror(err));
+		exit(1);
+	}
+}
+
+/*
+ * Start gate for the synchronization workloads: each of `n` worker threads
+ * calls gate_wait, which returns only once the main thread has seen all n
+ * arrive and called gate_open (which returns the time it opened). What is
+ * measured from there includes neither creating the threads nor the order
+ * in which they happened to start. A gate is statically initialised with
+ * GATE_INITIALIZER and armed with gate_arm before each use, while no thread
+ * is in it.
+ */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t all_in; /* the main thread waits here for `arrived == n` */
+	pthread_cond_t opened; /* the workers wait here for `open` */
+	long n, arrived;
+	int open;
+};
+#define GATE_INITIALIZER \
+	{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0}
+
+static inline void gate_arm(struct gate *g, long n)
+{
+	g->n = n;
+	g->arrived = 0;
+	g->open = 0;
+}
+
+static inline void gate_wait(struct gate *g)
+{
+	must(pthread_mutex_lock(&g->lock), "gate: pthread_mutex_lock");
+	if (++g->arrived == g->n)
+		must(pthread_cond_signal(&g->all_in), "gate: pthread_cond_signal");
+	while (!g->open)
+		must(pthread_cond_wait(&g->opened, &g->lock), "gate: pthread_cond_wait");
+	must(pthread_mutex_unlock(&g->lock), "gate: pthread_mutex_unlock");
+}
+
+static inline double gate_open(struct gate *g)
+{
+	must(pthread_mutex_lock(&g->lock), "gate: pthread_mutex_lock");
+	while (g->arrived < g->n)
+		must(pthread_cond_wait(&g->all_in, &g->lock), "gate: pthread_cond_wait");
+	g->open = 1;
+	double t0 = now_sec();
+	must(pthread_cond_broadcast(&g->opened), "gate: pthread_cond_broadcast");
+	must(pthread_mutex_unlock(&g->lock), "gate: pthread_mutex_unlock");
+	return t0;
+}
+
+/* Creates a thread, or exits with the error; reap joins one the same way. */
+static inline void spawn(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	must(pthread_create(t, NULL, fn, arg), "pthread_create");
+}
+
+static inline void reap(pthread_t t)
+{
+	must(pthread_join(t, NULL), "pthread_join");
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

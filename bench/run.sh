@@ -58,7 +58,8 @@ case $reps in ''|*[!0-9]*|0) echo "run.sh: -r wants a positive count" >&2; exit 
 
 gmprun="$top/gmprun"
 for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleepers" \
-	"$top/bench/concurrent" "$top/bench/maxthreads"; do
+	"$top/bench/concurrent" "$top/bench/maxthreads" "$top/bench/cond_pingpong" \
+	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
@@ -69,12 +70,20 @@ if [ $quick = 1 ]; then
 	plan="create_join|5000|60|$reps
 burst|2000 3|60|$reps
 sleepers|2000 20|60|$reps
-concurrent|10000 200|120|$reps"
+concurrent|10000 200|120|$reps
+cond_pingpong|5000|30|$reps
+mutex_uncontended|2000000|30|$reps
+mutex_contention|100 10000000 100 4,64|30|$reps
+prodcons|50000|30|$reps"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
 sleepers|10000 20|180|$reps
-concurrent|100000 500|300|$reps"
+concurrent|100000 500|300|$reps
+cond_pingpong|100000|60|$reps
+mutex_uncontended|50000000|60|$reps
+mutex_contention|1000 100000000 100 4,64|60|$reps
+prodcons|1000000|60|$reps"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -156,12 +165,25 @@ function median(w, m, k,    n, i, j, t, a) {
 function has(w, m, k) { return cnt[w, m, k] > 0 }
 function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
 function fmt_ms(v) { return v == "" ? "n/a" : sprintf("%.1f", v * 1000) }
-# "12.3x faster" for times (NPTL / libgmp), "" when either is missing
-function speed(w, k,    a, b) {
+# v / d printed with format f, "n/a" when v is missing
+function scaled(f, v, d) { return v == "" ? "n/a" : sprintf(f, v / d) }
+# q = how many times faster libgmp is: "**12.3x faster**" or "**2.0x slower**"
+function versus(q) { return q >= 1 ? sprintf("**%.1fx faster**", q) : sprintf("**%.1fx slower**", 1 / q) }
+# libgmp against NPTL for a time (lower is better: NPTL / libgmp) or, when
+# higher is set, for a rate (higher is better: libgmp / NPTL); "n/a" when
+# either is missing
+function compare(w, k, higher,    a, b) {
 	if (!has(w, "nptl", k) || !has(w, "libgmp", k)) return "n/a"
 	a = median(w, "nptl", k); b = median(w, "libgmp", k)
 	if (b <= 0 || a <= 0) return "n/a"
-	return a >= b ? sprintf("**%.1fx faster**", a / b) : sprintf("**%.1fx slower**", b / a)
+	return versus(higher ? b / a : a / b)
+}
+function speed(w, k) { return compare(w, k, 0) }
+function rate(w, k) { return compare(w, k, 1) }
+# the libgmp median over the NPTL one, "" when either is missing
+function lib_over_nptl(w, k) {
+	if (!has(w, "nptl", k) || !has(w, "libgmp", k) || median(w, "nptl", k) <= 0) return ""
+	return median(w, "libgmp", k) / median(w, "nptl", k)
 }
 function runs(w, m) { return ok[w, m] + 0 "/" tot[w, m] + 0 }
 function threads(w, m) { return has(w, m, "peak_os_threads") ? sprintf("%d", median(w, m, "peak_os_threads")) : "n/a" }
@@ -180,6 +202,13 @@ function row(w, lbl, label, nv, gv, ratio,    first) {
 		first ? mib(w, "nptl") " / " mib(w, "libgmp") : ""
 	last = w
 }
+# a row of one measure k, both medians divided by d and printed with format
+# f, compared as a "time" (lower is better), a "rate" (higher is better) or
+# not at all ("")
+function measure(w, lbl, label, k, f, d, how) {
+	row(w, lbl, label, scaled(f, median(w, "nptl", k), d), scaled(f, median(w, "libgmp", k), d),
+	    how == "time" ? speed(w, k) : how == "rate" ? rate(w, k) : "")
+}
 function size(w, k,    v) { v = median(w, "libgmp", k); return v != "" ? v : median(w, "nptl", k) }
 function verdict(c) { return c ? "**met**" : "**not met**" }
 { rawl[++nraw] = $0; if (match($0, /gomaxprocs=[0-9]+/)) gp = substr($0, RSTART + 11, RLENGTH - 11) }
@@ -192,6 +221,9 @@ function verdict(c) { return c ? "**met**" : "**not met**" }
 		if (kv[1] == "create_error") { err[w, m] = kv[2]; continue }
 		if (kv[2] !~ /^-?[0-9.]+$/) continue
 		val[w, m, kv[1], ++cnt[w, m, kv[1]]] = kv[2]
+		# mutex_contention: the thread counts, in the order the program ran them
+		if (kv[1] ~ /^t[0-9]+_ops_per_sec$/ && !tseen[w, kv[1]]++)
+			tlist[w] = tlist[w] " " substr(kv[1], 2, index(kv[1], "_") - 2)
 	}
 	if (!order[w]++) ws[++nw] = w
 }
@@ -201,8 +233,9 @@ END {
 	print ""
 	print "Every workload runs under glibc'"'"'s NPTL and under libgmp in the same invocation,"
 	print "interleaved (odd repetitions NPTL first, even ones libgmp first); each"
-	print "number is the median over the repetitions. Ratios are NPTL / libgmp: above"
-	print "1 means libgmp is faster. Peak OS threads and peak RSS are the medians of"
+	print "number is the median over the repetitions. The comparison says how many"
+	print "times faster (or slower) libgmp is: NPTL / libgmp for times, libgmp / NPTL"
+	print "for rates (per second). Peak OS threads and peak RSS are the medians of"
 	print "what each run measured itself (`Threads:` and `VmHWM` in /proc/self/status)."
 	print "`bench/README.md` describes the workloads."
 	print ""
@@ -218,7 +251,7 @@ END {
 	print "| limits | pid_max " pidmax ", vm.max_map_count " maxmap ", stack " stack " KiB |"
 	print "| repetitions | " reps " per library (maxthreads: 1) |"
 	print ""
-	print "| workload | measure (median) | NPTL | libgmp | NPTL / libgmp | peak OS threads NPTL / libgmp | peak RSS NPTL / libgmp |"
+	print "| workload | measure (median) | NPTL | libgmp | libgmp vs NPTL | peak OS threads NPTL / libgmp | peak RSS NPTL / libgmp |"
 	print "|---|---|---|---|---|---|---|"
 	w = "create_join"
 	if (order[w]) {
@@ -261,6 +294,29 @@ END {
 		row(w, lbl, "create, release and join all, s", fmt("%.2f", median(w, "nptl", "seconds")),
 		    fmt("%.2f", median(w, "libgmp", "seconds")), same ? speed(w, "seconds") : "(not comparable)")
 	}
+	w = "cond_pingpong"
+	if (order[w])
+		measure(w, w " (" size(w, "n") " round trips)", "round trips per second, thousands",
+			"round_trips_per_sec", "%.1f", 1e3, "rate")
+	w = "mutex_uncontended"
+	if (order[w])
+		measure(w, w " (" size(w, "n") ")", "ns per lock+unlock", "ns_per_op", "%.2f", 1, "time")
+	w = "mutex_contention"
+	if (order[w]) {
+		lbl = w " (" size(w, "ms") " ms per thread count)"
+		nt = split(tlist[w], tl, " ")
+		for (i = 1; i <= nt; i++) {
+			measure(w, lbl, tl[i] " threads: lock+unlock per second, millions",
+				"t" tl[i] "_ops_per_sec", "%.2f", 1e6, "rate")
+			measure(w, lbl, tl[i] " threads: fairness (fewest / most per thread)",
+				"t" tl[i] "_fairness", "%.3f", 1, "")
+		}
+		if (!nt) row(w, lbl, "lock+unlock per second", "n/a", "n/a", "")
+	}
+	w = "prodcons"
+	if (order[w])
+		measure(w, w " (" size(w, "n") " items, " size(w, "producers") " x " size(w, "consumers") ", capacity " \
+			size(w, "capacity") ")", "items per second, thousands", "items_per_sec", "%.1f", 1e3, "rate")
 	print ""
 	nf = 0
 	for (i = 1; i <= nw; i++) for (x = 1; x <= 2; x++) {
@@ -316,6 +372,32 @@ END {
 		printf "- 1,000,000 concurrent threads reached and joined: %d asked, reached %s, joined %s, in %s s, peak RSS %s — %s\n",
 			n, fmt("%d", r), fmt("%d", j), fmt("%.1f", median(w, "libgmp", "seconds")),
 			mib(w, "libgmp"), n < 1000000 ? "**not measured** at 1,000,000" : verdict(r != "" && r == n && j == n)
+	}
+	w = "cond_pingpong"
+	if (order[w]) {
+		q = lib_over_nptl(w, "round_trips_per_sec")
+		printf "- condvar ping-pong >= 3x NPTL round trips per second: %s\n",
+			q == "" ? "**not measured**" : sprintf("%.1fx — %s", q, verdict(q >= 3))
+	}
+	w = "mutex_contention"
+	if (order[w]) {
+		q = lib_over_nptl(w, "t64_ops_per_sec"); f = median(w, "libgmp", "t64_fairness")
+		printf "- 64-thread mutex contention >= NPTL throughput with fairness >= 0.2: %s\n",
+			q == "" || f == "" ? "**not measured**" : sprintf("throughput %.2fx NPTL, fairness %.3f (NPTL %s) — %s",
+			q, f, fmt("%.3f", median(w, "nptl", "t64_fairness")), verdict(q >= 1 && f >= 0.2))
+	}
+	w = "mutex_uncontended"
+	if (order[w]) {
+		q = lib_over_nptl(w, "ns_per_op")
+		printf "- uncontended lock+unlock no slower than 1.5x NPTL: %s\n",
+			q == "" ? "**not measured**" : sprintf("libgmp %.2f ns, NPTL %.2f ns: %.2fx NPTL'"'"'s time — %s",
+			median(w, "libgmp", "ns_per_op"), median(w, "nptl", "ns_per_op"), q, verdict(q <= 1.5))
+	}
+	w = "prodcons"
+	if (order[w]) {
+		q = lib_over_nptl(w, "items_per_sec")
+		printf "- producer/consumer %sx%s >= 3x NPTL items per second: %s\n", size(w, "producers"),
+			size(w, "consumers"), q == "" ? "**not measured**" : sprintf("%.1fx — %s", q, verdict(q >= 3))
 	}
 	print ""
 	print "## Raw results"
