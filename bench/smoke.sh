@@ -38,29 +38,10 @@ run sleepers "" 200
 run concurrent create_error=none 2000 100
 run maxthreads create_error=none 2000 100
 
-# The synchronization workloads. Until libgmp has mutexes and condition
-# variables of its own, they are glibc's: a thread waiting in glibc's
-# pthread_cond_wait or pthread_mutex_lock blocks its OS thread together with
-# the processor it holds (nothing takes the processor back yet), and with
-# the default GMPMAXPROCS the workloads that wait hang. Until libgmp defines
-# both functions, they run with a processor for each of their threads (the
-# workload's own, main and the sampler); then with the default, which is
-# the check that matters.
-own_sync() {
-	nm -D --defined-only "$top/.libs/libgmp.so" 2>/dev/null |
-		awk '{ sub(/@.*/, "", $3) } $3 == "pthread_mutex_lock" || $3 == "pthread_cond_wait" { n++ }
-			END { exit n < 2 }'
-}
-sync_procs() {
-	own_sync || procs=$1
-}
+# The synchronization workloads, with the default GMPMAXPROCS.
 run mutex_uncontended n=10000 10000
-sync_procs 4
 run cond_pingpong n=200 200
-sync_procs 66
 run mutex_contention t64_ops= 20 100000 100 4,64
-sync_procs 10
 run prodcons n=2000 2000 8 4 4
-procs=
 rm -f "$out"
 exit $status

@@ -605,6 +605,31 @@ void g_yield(void)
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, gosched_m, gp);
 }
 
+/* As Go's goyield: the G goes to the back of its own P's queue (a G with a
+ * dedicated M to the global queue, where its M finds it). */
+static void goyield_m(void *arg)
+{
+	struct g *gp = arg;
+	struct m *mp = gp->m;
+
+	g_casstatus(gp, G_RUNNING, G_RUNNABLE);
+	dropg(mp, gp);
+	if (gp->lockedm) {
+		rt_lock(&sched.lock);
+		globrunq_put_locked(gp);
+		rt_unlock(&sched.lock);
+	} else {
+		runq_put(mp->p, gp, false);
+	}
+	schedule(mp);
+}
+
+void g_yield_local(void)
+{
+	struct g *gp = getg();
+	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, goyield_m, gp);
+}
+
 /* --- sleeping --------------------------------------------------------------- */
 
 static void sleep_fire(void *arg, uint64_t seq, struct p *pp)

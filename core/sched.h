@@ -219,6 +219,9 @@ struct p *sched_my_p(void);
 void g_ready_any(struct g *gp);
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
+/* Put the calling G at the back of its P's queue and run others (Gs this
+ * G just readied run before it, on this P). */
+void g_yield_local(void);
 /* Make gp's timer claim (for wake-up seq) and ready gp at `when`; the
  * caller queues it with timer_add from its park unlock callback, and
  * removes it with timer_del once running again. */

@@ -17,6 +17,7 @@
 #include <gnu/libc-version.h>
 #include <link.h>
 #include <stdlib.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -113,6 +114,15 @@ static bool check_layout(void)
 	ok &= check_desc("_thread_db_pthread_start_routine", PD_START);
 	ok &= check_desc("_thread_db_rtld_global__dl_stack_used", RTLD_STACK_USED);
 	ok &= check_desc("_thread_db_rtld_global__dl_stack_user", RTLD_STACK_USER);
+	/* the robust-mutex list head the kernel knows for this thread */
+	long head = 0;
+	size_t hlen = 0;
+	if (arch_syscall3(SYS_get_robust_list, 0, &head, &hlen) == 0 &&
+	    head != (long)(arch_tp_load(TCB_SELF) + PD_ROBUST_HEAD)) {
+		rt_printf(2, "gmp: warning: glibc's robust list head is not at %d\n",
+			  PD_ROBUST_HEAD);
+		ok = false;
+	}
 	const int *rseq_off = dlsym(RTLD_DEFAULT, "__rseq_offset");
 	if (!rseq_off || *rseq_off != PD_RSEQ) {
 		rt_printf(2, "gmp: warning: glibc's __rseq_offset is %d, expected %d\n",
@@ -482,4 +492,48 @@ void tls_probe_malloc(void)
 	dl_deallocate_tls((void *)tp, false);
 	spare_put(tp);
 	rt_munmap(mem, len);
+}
+
+/*
+ * What the kernel does for a thread that exits (kernel/futex/core.c,
+ * exit_robust_list), for a G, whose robust list the kernel never sees:
+ * every robust mutex still owned (its futex word holds the G's tid) gets
+ * FUTEX_OWNER_DIED, and one waiter is woken, so that glibc's robust
+ * mutexes report EOWNERDEAD to the next locker.
+ */
+#define ROBUST_LIST_LIMIT 2048
+
+static void robust_death(uint32_t *uaddr, int tid, bool pi)
+{
+	_Atomic uint32_t *w = (_Atomic uint32_t *)uaddr;
+	uint32_t v = ld_acq(w);
+	for (;;) {
+		if ((v & FUTEX_TID_MASK) != (uint32_t)tid)
+			return;
+		uint32_t nv = (v & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+		if (cas(w, &v, nv))
+			break;
+	}
+	if (!pi && (v & FUTEX_WAITERS))
+		arch_syscall3(SYS_futex, uaddr, FUTEX_WAKE, 1);	/* robust waits are shared */
+}
+
+void tls_robust_release(uintptr_t tp, int tid)
+{
+	uintptr_t head = tp + PD_ROBUST_HEAD;
+	uintptr_t entry = *(uintptr_t *)head;
+	long off = *(long *)(head + 8);
+	uintptr_t pending = *(uintptr_t *)(head + 16);
+	for (int n = 0; entry && (entry & ~1ul) != head && n < ROBUST_LIST_LIMIT; n++) {
+		uintptr_t e = entry & ~1ul;
+		uintptr_t next = *(uintptr_t *)e;
+		if (e != (pending & ~1ul))
+			robust_death((uint32_t *)(e + off), tid, entry & 1);
+		entry = next;
+	}
+	if (pending)
+		robust_death((uint32_t *)((pending & ~1ul) + off), tid, pending & 1);
+	/* the TCB will serve another G */
+	*(uintptr_t *)head = head;
+	*(uintptr_t *)(head + 16) = 0;
 }

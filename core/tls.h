@@ -65,6 +65,11 @@ void tls_run_dtors(void);
 /* On the G, after every destructor: free glibc's per-thread buffers. */
 void tls_exit(uintptr_t tp);
 
+/* A G whose tid is `tid` ends: its robust mutexes still held get
+ * FUTEX_OWNER_DIED and a waiter is woken, as the kernel does for an
+ * exiting thread. */
+void tls_robust_release(uintptr_t tp, int tid);
+
 /* Make the calling thread's own TCB (the initial thread's) gp's. */
 void tls_adopt_current(struct g *gp);
 

@@ -38,10 +38,15 @@
 #define M_WAITERS	8u
 
 #define STARVE_NS	1000000
+#define SYNC_SLICE_NS	500000
 #define TICKET_HANDOFF	1
 
-/* kind bits libgmp implements: the type, and glibc's elision flags */
-#define KIND_OURS	(3u | 256u | 512u)
+/* kind bits libgmp implements: the type, priority inheritance (which
+ * means nothing between Gs sharing OS threads, and which glibc's
+ * FUTEX_LOCK_PI cannot do for them: the kernel knows no G's tid), and
+ * glibc's elision flags. Robust (16), priority-protect (64) and
+ * process-shared (128) mutexes are glibc's. */
+#define KIND_OURS	(3u | 32u | 256u | 512u)
 
 static inline _Atomic uint32_t *mstate(pthread_mutex_t *m)
 {
@@ -181,11 +186,17 @@ static void handoff(pthread_mutex_t *m)
 		if (cas(st, &old, nw))
 			break;
 	}
-	if (w)
-		w->ticket = TICKET_HANDOFF;
+	if (!w) {
+		wq_unlock(b);
+		return;
+	}
+	w->ticket = TICKET_HANDOFF;
 	wq_unlock(b);
-	if (w)
-		wq_wake(w);
+	wq_wake(w);
+	/* as Go's semrelease with handoff: let the new owner run now, on
+	 * this P, instead of after this thread's next time slice */
+	if (getg())
+		g_yield_local();
 }
 
 /* Normal mode: wake one waiter unless one is already on its way. */
@@ -227,10 +238,18 @@ static void unlock_slow(pthread_mutex_t *m, uint32_t old)
 			break;
 	}
 	old &= ~M_LOCKED;
-	if (old & M_STARVING)
+	if (old & M_STARVING) {
 		handoff(m);
-	else if ((old & M_WAITERS) && !(old & M_WOKEN))
+		return;
+	}
+	if ((old & M_WAITERS) && !(old & M_WOKEN))
 		wake_one(m);
+	/* A contended unlock is a scheduling point: a G that has kept its P
+	 * for a whole time slice lets the waiters it woke (and others) run,
+	 * as a kernel's time slicing would. */
+	struct g *gp = getg();
+	if (gp && rt_nanotime() - gp->run_start > SYNC_SLICE_NS)
+		g_yield_local();
 }
 
 static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
