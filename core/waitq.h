@@ -20,7 +20,10 @@
  * A waker pops nodes under the lock (wq_pop, wq_pop_all), may write their
  * `ticket` (what it hands over), and calls wq_wake on each, with or
  * without the lock. The node is the waiter's until wq_wake is done with
- * it; after wq_wake it must not be touched.
+ * it; after wq_wake it must not be touched. A G may do more work between
+ * wq_push and wq_wait (a condvar unlocks its mutex there), but it must not
+ * yield or park in between: a waker that pops it then waits, spinning,
+ * for it to park.
  *
  * Whoever takes a node off its queue decides how the wait ends: the waker
  * (wq_wait returns 0, woken) or the waiter itself after a timeout, a

@@ -121,7 +121,7 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	xadd(nwait(c), 1u);
 	wq_unlock(b);
 
-	gmp_mutex_unlock(m);
+	gmp_mutex_unlock(m, false);
 	b = wq_lock(c);
 	int r = wq_wait(b, &w, WAIT_COND);
 	if (r) {

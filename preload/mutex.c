@@ -170,7 +170,7 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 }
 
 /* Starvation mode: give the mutex to the first waiter. */
-static void handoff(pthread_mutex_t *m)
+static void handoff(pthread_mutex_t *m, bool may_yield)
 {
 	_Atomic uint32_t *st = mstate(m);
 	struct wq_bucket *b = wq_lock(m);
@@ -195,7 +195,7 @@ static void handoff(pthread_mutex_t *m)
 	wq_wake(w);
 	/* as Go's semrelease with handoff: let the new owner run now, on
 	 * this P, instead of after this thread's next time slice */
-	if (getg())
+	if (may_yield && getg())
 		g_yield_local();
 }
 
@@ -228,7 +228,7 @@ static void wake_one(pthread_mutex_t *m)
 	}
 }
 
-static void unlock_slow(pthread_mutex_t *m, uint32_t old)
+static void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)
 {
 	_Atomic uint32_t *st = mstate(m);
 	for (;;) {
@@ -239,7 +239,7 @@ static void unlock_slow(pthread_mutex_t *m, uint32_t old)
 	}
 	old &= ~M_LOCKED;
 	if (old & M_STARVING) {
-		handoff(m);
+		handoff(m, may_yield);
 		return;
 	}
 	if ((old & M_WAITERS) && !(old & M_WOKEN))
@@ -247,7 +247,7 @@ static void unlock_slow(pthread_mutex_t *m, uint32_t old)
 	/* A contended unlock is a scheduling point: a G that has kept its P
 	 * for a whole time slice lets the waiters it woke (and others) run,
 	 * as a kernel's time slicing would. */
-	struct g *gp = getg();
+	struct g *gp = may_yield ? getg() : NULL;
 	if (gp && rt_nanotime() - gp->run_start > SYNC_SLICE_NS)
 		g_yield_local();
 }
@@ -260,12 +260,14 @@ static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
 	return lock_slow(m, deadline);
 }
 
-static inline void unlock_plain(pthread_mutex_t *m)
+/* may_yield: false for a G that has queued itself on a condvar (armed for
+ * a wake-up), which must not stop running before it parks. */
+static inline void unlock_plain(pthread_mutex_t *m, bool may_yield)
 {
 	uint32_t old = M_LOCKED;
 	if (likely(cas(mstate(m), &old, 0u)))
 		return;
-	unlock_slow(m, old);
+	unlock_slow(m, old, may_yield);
 }
 
 static int trylock_plain(pthread_mutex_t *m)
@@ -406,7 +408,7 @@ GMP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 	return clocklock(m, clk, abs);
 }
 
-int gmp_mutex_unlock(pthread_mutex_t *m)
+int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 {
 	if (unlikely(glibcs(m)))
 		return real_pthread_mutex_unlock(m);
@@ -419,14 +421,14 @@ int gmp_mutex_unlock(pthread_mutex_t *m)
 		m->__data.__count = 0;
 		set_owner(m, 0);
 	}
-	unlock_plain(m);
+	unlock_plain(m, may_yield);
 	return 0;
 }
 
 GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	GMP_ENTRY(pthread_mutex_unlock, m);
-	return gmp_mutex_unlock(m);
+	return gmp_mutex_unlock(m, true);
 }
 
 /* glibc's old internal names, still exported and used by some programs */

@@ -42,10 +42,11 @@ void sync_interrupted(void);
 
 /* mutex.c, for condvars: may the caller unlock m (EPERM if it is an
  * error-checking or recursive mutex the caller does not own)? Then the
- * unlock and the relock around the wait (the exported functions, called
- * without going through the PLT). */
+ * unlock and the relock around the wait. A G that has queued itself
+ * (wq_push armed it for a wake-up) must not stop running before it parks:
+ * it unlocks with may_yield false, or a waker could spin on it forever. */
 int mutex_check_owner(pthread_mutex_t *m);
 int gmp_mutex_lock(pthread_mutex_t *m);
-int gmp_mutex_unlock(pthread_mutex_t *m);
+int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield);
 
 #endif
