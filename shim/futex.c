@@ -8,7 +8,9 @@
  * private or not, are served by the wait table: a G parks, any other
  * thread sleeps in the kernel on its own word, and a wake reaches both.
  * A wake of a non-private futex, which another process may wait on too,
- * also goes to the kernel for what the table did not wake. Every other
+ * also goes to the kernel for what the table did not wake, and a waiter
+ * on a non-private futex also looks at the word every 2 ms, in case
+ * another process changed it and woke it through the kernel. Every other
  * system call, and the futex operations libgmp does not implement
  * (priority inheritance, WAKE_OP, WAIT_MULTIPLE ...), go to glibc
  * unchanged.
@@ -26,6 +28,8 @@
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+
+#define SHARED_POLL_NS 2000000
 
 static long fail(int e)
 {
@@ -56,7 +60,25 @@ static long futex_wait(_Atomic uint32_t *addr, int op, uint32_t val,
 			sync_deadline(clk, ts, &deadline);
 		}
 	}
-	int r = wq_futex_wait(addr, val, bitset, deadline, WAIT_FUTEX);
+	int r;
+	if (op & FUTEX_PRIVATE_FLAG) {
+		r = wq_futex_wait(addr, val, bitset, deadline, WAIT_FUTEX);
+	} else {
+		/* a shared futex: another process may wake it through the
+		 * kernel, which does not know this waiter; look at the word
+		 * every SHARED_POLL_NS (the waker changes it before waking) */
+		for (;;) {
+			int64_t poll = rt_nanotime() + SHARED_POLL_NS;
+			bool last = deadline && deadline <= poll;
+			r = wq_futex_wait(addr, val, bitset, last ? deadline : poll, WAIT_FUTEX);
+			if (r != ETIMEDOUT || last)
+				break;
+			if (ld_acq(addr) != val) {
+				r = 0;
+				break;
+			}
+		}
+	}
 	if (r == EINTR) {
 		struct g *gp = getg();
 		if (gp && !gmp_sig_deliver(gp))
