@@ -516,12 +516,19 @@ static void dropg(struct m *mp, struct g *gp)
 	gp->m = NULL;
 }
 
+/*
+ * The g0 half of g_park. The G becomes WAITING only after its unlock
+ * callback has run: a waker that found the G before it parked (a condvar
+ * waiter queues itself before unlocking its mutex; a signal or a
+ * cancellation may claim any armed wait) spins in g_ready until then, and
+ * must not run the G while this M still uses its state. Nothing here
+ * touches the G after that transition.
+ */
 static void park_m(void *arg)
 {
 	struct g *gp = arg;
 	struct m *mp = gp->m;
 
-	g_casstatus(gp, G_RUNNING, G_WAITING);
 	dropg(mp, gp);
 	bool (*fn)(struct m *, struct g *, void *) = mp->waitunlockf;
 	if (fn) {
@@ -529,10 +536,11 @@ static void park_m(void *arg)
 		mp->waitunlockf = NULL;
 		mp->waitlock = NULL;
 		if (!fn(mp, gp, lk)) {
-			g_casstatus(gp, G_WAITING, G_RUNNABLE);
+			g_casstatus(gp, G_RUNNING, G_RUNNABLE);
 			execute(mp, gp, true);
 		}
 	}
+	g_casstatus(gp, G_RUNNING, G_WAITING);
 	schedule(mp);
 }
 
@@ -578,6 +586,11 @@ void g_ready(struct g *gp, struct p *pp, bool next)
 void g_ready_any(struct g *gp)
 {
 	struct p *pp = sched_my_p();
+	/* A thread that is not a G (a timer callback's, say) may be the
+	 * first to make work for a second M: the service thread that starts
+	 * Ms must be running. */
+	if (!pp)
+		sched_start();
 	g_ready(gp, pp, pp != NULL);
 }
 

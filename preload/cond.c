@@ -95,6 +95,38 @@ GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 	return 0;
 }
 
+/*
+ * A process-shared condvar is glibc's. A G waits in glibc at most a
+ * POLL_NS at a time (glibc blocks the OS thread), then returns as from a
+ * spurious wake-up, after letting the other Gs of its P run.
+ */
+#define POLL_NS 1000000
+
+static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+		      const struct timespec *abs)
+{
+	if (!getg()) {
+		if (!abs)
+			return real_pthread_cond_wait(c, m);
+		return real_pthread_cond_clockwait(c, m, clk, abs);
+	}
+	int64_t now = rt_nanotime(), deadline = 0, until = now + POLL_NS;
+	if (abs) {
+		int e = sync_deadline(clk, abs, &deadline);
+		if (e)
+			return e;
+		if (deadline < until)
+			until = deadline;
+	}
+	struct timespec ts = {until / 1000000000, until % 1000000000};
+	int r = real_pthread_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts);
+	if (r == ETIMEDOUT && until != deadline) {
+		g_yield_local();
+		r = 0;
+	}
+	return r;
+}
+
 /* clk < 0: no timeout. */
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 		     const struct timespec *abs)
@@ -145,7 +177,7 @@ GMP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	GMP_ENTRY(pthread_cond_wait, c, m);
 	if (cflags(c) & COND_SHARED)
-		return real_pthread_cond_wait(c, m);
+		return wait_glibc(c, m, 0, NULL);
 	return cond_wait(c, m, -1, NULL);
 }
 
@@ -155,7 +187,7 @@ GMP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	GMP_ENTRY(pthread_cond_timedwait, c, m, abs);
 	unsigned f = cflags(c);
 	if (f & COND_SHARED)
-		return real_pthread_cond_timedwait(c, m, abs);
+		return wait_glibc(c, m, (f & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 	return cond_wait(c, m, (f & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
 
@@ -163,9 +195,9 @@ GMP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 				      const struct timespec *abs)
 {
 	GMP_ENTRY(pthread_cond_clockwait, c, m, clk, abs);
-	if (cflags(c) & COND_SHARED)
-		return real_pthread_cond_clockwait(c, m, clk, abs);
 	if (!sync_clock_ok(clk))
 		return EINVAL;
+	if (cflags(c) & COND_SHARED)
+		return wait_glibc(c, m, clk, abs);
 	return cond_wait(c, m, clk, abs);
 }

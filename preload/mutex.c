@@ -329,6 +329,44 @@ int mutex_check_owner(pthread_mutex_t *m)
 	return 0;
 }
 
+/* --- glibc's mutexes ----------------------------------------------------------- */
+
+/* Process-shared, robust and priority-protect mutexes are glibc's. A
+ * thread that is not a G blocks in glibc; a G polls (sync_poll), except
+ * when it already owns the mutex: then glibc answers at once (EDEADLK, a
+ * recursive count) or, for a normal mutex, deadlocks as under NPTL. */
+static int try_glibc(void *m)
+{
+	return real_pthread_mutex_trylock(m);
+}
+
+/* glibc's __owner of a robust mutex that can no longer be made
+ * consistent; its lock (unlike its trylock) answers ENOTRECOVERABLE and
+ * leaves the mutex unlocked */
+#define GLIBC_OWNER_NOTRECOVERABLE (INT_MAX - 1)
+
+static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+{
+	int own = owner(m);
+	if (!getg() || own == sync_self_id() || own == GLIBC_OWNER_NOTRECOVERABLE) {
+		if (!abs)
+			return real_pthread_mutex_lock(m);
+		return real_pthread_mutex_clocklock(m, clk, abs);
+	}
+	int r = real_pthread_mutex_trylock(m);
+	if (r != EBUSY)
+		return r;
+	int64_t deadline = 0;
+	if (abs) {
+		if (!sync_clock_ok(clk))
+			return EINVAL;
+		r = sync_deadline(clk, abs, &deadline);
+		if (r)
+			return r;
+	}
+	return sync_poll(try_glibc, m, EBUSY, deadline, false);
+}
+
 /* --- the API ------------------------------------------------------------------ */
 
 GMP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
@@ -354,7 +392,7 @@ GMP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 int gmp_mutex_lock(pthread_mutex_t *m)
 {
 	if (unlikely(glibcs(m)))
-		return real_pthread_mutex_lock(m);
+		return lock_glibc(m, 0, NULL);
 	int type = mtype(m);
 	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
 		return lock_owned(m, type, LOCK_WAIT, 0, NULL);
@@ -396,7 +434,7 @@ GMP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec
 {
 	GMP_ENTRY(pthread_mutex_timedlock, m, abs);
 	if (unlikely(glibcs(m)))
-		return real_pthread_mutex_timedlock(m, abs);
+		return lock_glibc(m, CLOCK_REALTIME, abs);
 	return clocklock(m, CLOCK_REALTIME, abs);
 }
 
@@ -404,7 +442,7 @@ GMP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 {
 	GMP_ENTRY(pthread_mutex_clocklock, m, clk, abs);
 	if (unlikely(glibcs(m)))
-		return real_pthread_mutex_clocklock(m, clk, abs);
+		return lock_glibc(m, clk, abs);
 	return clocklock(m, clk, abs);
 }
 

@@ -237,6 +237,38 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	return r;
 }
 
+/* A process-shared rwlock is glibc's: a G polls it (sync_poll) instead of
+ * blocking its OS thread, unless it holds the write lock (glibc answers
+ * EDEADLK at once). */
+static int try_rd(void *rw)
+{
+	return real_pthread_rwlock_tryrdlock(rw);
+}
+
+static int try_wr(void *rw)
+{
+	return real_pthread_rwlock_trywrlock(rw);
+}
+
+static int lock_glibc(pthread_rwlock_t *rw, bool writer, clockid_t clk, const struct timespec *abs)
+{
+	if (!getg() || cur_writer(rw) == sync_self_id()) {
+		if (abs)
+			return writer ? real_pthread_rwlock_clockwrlock(rw, clk, abs)
+				      : real_pthread_rwlock_clockrdlock(rw, clk, abs);
+		return writer ? real_pthread_rwlock_wrlock(rw) : real_pthread_rwlock_rdlock(rw);
+	}
+	int64_t deadline = 0;
+	if (abs) {
+		if (!sync_clock_ok(clk))
+			return EINVAL;
+		int e = sync_deadline(clk, abs, &deadline);
+		if (e)
+			return e;
+	}
+	return sync_poll(writer ? try_wr : try_rd, rw, EBUSY, deadline, false);
+}
+
 GMP_EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	gmp_init();
@@ -255,10 +287,15 @@ GMP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 	GMP_ENTRY(name, __VA_ARGS__); \
 	if (glibcs(rw)) \
 		return real_##name(__VA_ARGS__)
+/* the same for the calls that wait */
+#define RW_ENTRY_WAIT(name, writer, clk, abs, ...) \
+	GMP_ENTRY(name, __VA_ARGS__); \
+	if (glibcs(rw)) \
+		return lock_glibc(rw, writer, clk, abs)
 
 GMP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
-	RW_ENTRY(pthread_rwlock_rdlock, rw);
+	RW_ENTRY_WAIT(pthread_rwlock_rdlock, false, 0, NULL, rw);
 	return rdlock(rw, HOW_WAIT, 0, NULL);
 }
 
@@ -270,20 +307,20 @@ GMP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 
 GMP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abs)
 {
-	RW_ENTRY(pthread_rwlock_timedrdlock, rw, abs);
+	RW_ENTRY_WAIT(pthread_rwlock_timedrdlock, false, CLOCK_REALTIME, abs, rw, abs);
 	return rdlock(rw, HOW_TIMED, CLOCK_REALTIME, abs);
 }
 
 GMP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
 					  const struct timespec *abs)
 {
-	RW_ENTRY(pthread_rwlock_clockrdlock, rw, clk, abs);
+	RW_ENTRY_WAIT(pthread_rwlock_clockrdlock, false, clk, abs, rw, clk, abs);
 	return rdlock(rw, HOW_TIMED, clk, abs);
 }
 
 GMP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
-	RW_ENTRY(pthread_rwlock_wrlock, rw);
+	RW_ENTRY_WAIT(pthread_rwlock_wrlock, true, 0, NULL, rw);
 	return wrlock(rw, HOW_WAIT, 0, NULL);
 }
 
@@ -295,14 +332,14 @@ GMP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 
 GMP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abs)
 {
-	RW_ENTRY(pthread_rwlock_timedwrlock, rw, abs);
+	RW_ENTRY_WAIT(pthread_rwlock_timedwrlock, true, CLOCK_REALTIME, abs, rw, abs);
 	return wrlock(rw, HOW_TIMED, CLOCK_REALTIME, abs);
 }
 
 GMP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk,
 					  const struct timespec *abs)
 {
-	RW_ENTRY(pthread_rwlock_clockwrlock, rw, clk, abs);
+	RW_ENTRY_WAIT(pthread_rwlock_clockwrlock, true, clk, abs, rw, clk, abs);
 	return wrlock(rw, HOW_TIMED, clk, abs);
 }
 

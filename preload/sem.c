@@ -172,6 +172,34 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 	}
 }
 
+/* A semaphore that is glibc's (process-shared, named): a G polls it
+ * (sync_poll) instead of blocking its OS thread. */
+static int try_glibc(void *s)
+{
+	return real_sem_trywait(s) == 0 ? 0 : errno;
+}
+
+static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
+{
+	if (!getg()) {
+		if (!abs)
+			return real_sem_wait(s);
+		return real_sem_clockwait(s, clk, abs);
+	}
+	int64_t deadline = 0;
+	if (abs && (!sync_clock_ok(clk) || sync_deadline(clk, abs, &deadline))) {
+		errno = EINVAL;
+		return -1;
+	}
+	gmp_testcancel(getg());
+	int r = sync_poll(try_glibc, s, EAGAIN, deadline, true);
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
 static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	struct g *gp = getg();
@@ -195,7 +223,7 @@ GMP_EXPORT int sem_wait(sem_t *s)
 {
 	GMP_ENTRY(sem_wait, s);
 	if (glibcs(s))
-		return real_sem_wait(s);
+		return wait_glibc(s, CLOCK_REALTIME, NULL);
 	return sem_wait_common(s, CLOCK_REALTIME, NULL);
 }
 
@@ -203,7 +231,7 @@ GMP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
 	GMP_ENTRY(sem_timedwait, s, abs);
 	if (glibcs(s))
-		return real_sem_timedwait(s, abs);
+		return wait_glibc(s, CLOCK_REALTIME, abs);
 	return sem_wait_common(s, CLOCK_REALTIME, abs);
 }
 
@@ -211,6 +239,6 @@ GMP_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs
 {
 	GMP_ENTRY(sem_clockwait, s, clk, abs);
 	if (glibcs(s))
-		return real_sem_clockwait(s, clk, abs);
+		return wait_glibc(s, clk, abs);
 	return sem_wait_common(s, clk, abs);
 }

@@ -40,6 +40,20 @@ static inline bool sync_clock_ok(clockid_t clk)
  * signals routed to the caller. */
 void sync_interrupted(void);
 
+/*
+ * A G waiting for an object that is glibc's (process-shared, robust,
+ * named): glibc would block the OS thread in the kernel, and with it the
+ * P and every G queued there, maybe the very G that would release the
+ * object. Until an OS thread blocked in the kernel loses its P, a G waits
+ * for such an object by trying and sleeping (parked on a timer) between
+ * tries, 20 us at first, doubling up to 1 ms. try(arg) returns 0 or an
+ * error number; `busy` means try again. Returns try's result, ETIMEDOUT
+ * at the deadline (CLOCK_MONOTONIC ns, 0: none), or when interruptible,
+ * EINTR after a signal handler ran (and a pending cancellation acts).
+ * Signal handlers for the G run between tries in every case. Gs only.
+ */
+int sync_poll(int (*try)(void *), void *arg, int busy, int64_t deadline, bool interruptible);
+
 /* mutex.c, for condvars: may the caller unlock m (EPERM if it is an
  * error-checking or recursive mutex the caller does not own)? Then the
  * unlock and the relock around the wait. A G that has queued itself
