@@ -36,8 +36,13 @@ int sync_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline)
 void sync_interrupted(void)
 {
 	struct g *gp = getg();
-	if (gp)
-		gmp_sig_deliver(gp);
+	if (!gp)
+		return;
+	gmp_sig_deliver(gp);
+	/* not a cancellation point, but an asynchronous cancellation acts
+	 * anywhere */
+	if (gp->canceltype == PTHREAD_CANCEL_ASYNCHRONOUS)
+		gmp_testcancel(gp);
 }
 
 int sync_poll(int (*try)(void *), void *arg, int busy, int64_t deadline, bool interruptible)

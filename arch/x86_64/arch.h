@@ -11,7 +11,9 @@
 #define GMP_ARCH_X86_64_ARCH_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <stddef.h>
 
 /* A suspended execution context: the stack pointer of a frame laid out as
@@ -81,6 +83,23 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 	arch_syscall6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
 /* --- small helpers ------------------------------------------------------ */
+
+/* Install handler h for signal sig with the raw system call (for the
+ * signals glibc's sigaction refuses: its own SIGCANCEL), with SA_SIGINFO,
+ * SA_RESTORER (gmp_sigreturn) and the given extra flags, nothing masked.
+ * Returns 0 or -errno. */
+void gmp_sigreturn(void);
+static inline long arch_sigaction(int sig, void (*h)(int, siginfo_t *, void *), unsigned long flags)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} ksa = {(void *)h, flags | 0x4 /* SA_SIGINFO */ | 0x04000000 /* SA_RESTORER */,
+		 gmp_sigreturn, 0};
+	return arch_syscall4(SYS_rt_sigaction, sig, &ksa, 0, 8);
+}
 
 static inline void arch_cpu_relax(void)
 {

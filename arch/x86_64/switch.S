@@ -164,4 +164,20 @@ gmp_ctx_start:
 	.cfi_endproc
 	.size	gmp_ctx_start, .-gmp_ctx_start
 
+/*
+ * gmp_sigreturn — the restorer of the signal handlers libgmp installs
+ * with the raw system call (arch_sigaction). Its bytes are exactly those
+ * of glibc's __restore_rt (mov $15, %rax; syscall): libgcc's unwinder
+ * recognises a signal frame by them, so a cancellation can unwind from a
+ * handler into the interrupted code.
+ */
+	.globl	gmp_sigreturn
+	.hidden	gmp_sigreturn
+	.type	gmp_sigreturn, @function
+	nop
+gmp_sigreturn:
+	movq	$15, %rax
+	syscall
+	.size	gmp_sigreturn, .-gmp_sigreturn
+
 	.section .note.GNU-stack,"",@progbits
