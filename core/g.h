@@ -153,6 +153,7 @@ struct g {
 	int cancelstate, canceltype;	/* owned by the G */
 	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
 	bool keys_used;			/* a key value was ever set */
+	uint32_t syncticks;		/* mutex unlocks, for time slicing */
 	/* Signals routed to this G (core/sigq.c); non-zero: look there. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */

@@ -668,17 +668,14 @@ void g_timer_prepare(struct g *gp, int64_t when, uint64_t seq)
 
 bool sched_can_spin(int iter)
 {
-	/* as Go's sync_runtime_canSpin: a few rounds, only when another P
-	 * is running (the holder may be there) and nothing else waits here */
+	/* as Go's sync_runtime_canSpin, without its "local run queue is
+	 * empty" condition (see sched.h) */
 	static int ncpu;
 	if (!ncpu)
 		ncpu = os_ncpu();
 	if (iter >= 4 || sched.gomaxprocs <= 1 || ncpu <= 1)
 		return false;
-	if (sched.gomaxprocs <= ld_rlx(&sched.npidle) + ld_rlx(&sched.nmspinning) + 1)
-		return false;
-	struct p *pp = sched_my_p();
-	return !pp || runq_empty(pp);
+	return sched.gomaxprocs > ld_rlx(&sched.npidle) + ld_rlx(&sched.nmspinning) + 1;
 }
 
 void g_sleep_until(int64_t when)

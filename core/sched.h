@@ -227,8 +227,11 @@ void g_yield_local(void);
  * removes it with timer_del once running again. */
 void g_timer_prepare(struct g *gp, int64_t when, uint64_t seq);
 /* May a thread waiting for a lock spin once more (round `iter`) instead
- * of parking? As Go's canSpin: only a few rounds, with another P busy and
- * nothing runnable on the caller's. Any thread with valid TLS. */
+ * of parking? As Go's canSpin, only a few rounds and only while another P
+ * is busy (the holder may be running there); unlike Go, also when Gs wait
+ * in the caller's queue: a park and the wake-up that follows cost two
+ * switches, more than the few hundred cycles the spin may take. Any
+ * thread with valid TLS. */
 bool sched_can_spin(int iter);
 /* Sleep the calling G until CLOCK_MONOTONIC reaches `when` (ns). */
 void g_sleep_until(int64_t when);

@@ -38,7 +38,7 @@
 #define M_WAITERS	8u
 
 #define STARVE_NS	1000000
-#define SYNC_SLICE_NS	500000
+#define SYNC_SLICE_NS	2000000
 #define TICKET_HANDOFF	1
 
 /* kind bits libgmp implements: the type, priority inheritance (which
@@ -228,6 +228,25 @@ static void wake_one(pthread_mutex_t *m)
 	}
 }
 
+/*
+ * An unlock is a scheduling point. Without preemption, two Gs that pass a
+ * mutex between them on two Ps never block, and the others, runnable or
+ * queued on the mutex, wait for as long as that lasts. So a G that has
+ * kept its P for a whole time slice yields at an unlock, to the back of
+ * the global queue, as a kernel's time slicing would (the global queue
+ * is one FIFO for all Ps, so every G gets its turn). The clock is read at
+ * every SLICE_EVERY-th unlock.
+ */
+#define SLICE_EVERY 64
+
+static inline void slice_tick(void)
+{
+	struct g *gp = getg();
+	if (gp && unlikely(++gp->syncticks % SLICE_EVERY == 0) &&
+	    rt_nanotime() - gp->run_start > SYNC_SLICE_NS)
+		g_yield();
+}
+
 static void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)
 {
 	_Atomic uint32_t *st = mstate(m);
@@ -244,12 +263,6 @@ static void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)
 	}
 	if ((old & M_WAITERS) && !(old & M_WOKEN))
 		wake_one(m);
-	/* A contended unlock is a scheduling point: a G that has kept its P
-	 * for a whole time slice lets the waiters it woke (and others) run,
-	 * as a kernel's time slicing would. */
-	struct g *gp = may_yield ? getg() : NULL;
-	if (gp && rt_nanotime() - gp->run_start > SYNC_SLICE_NS)
-		g_yield_local();
 }
 
 static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
@@ -265,9 +278,10 @@ static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
 static inline void unlock_plain(pthread_mutex_t *m, bool may_yield)
 {
 	uint32_t old = M_LOCKED;
-	if (likely(cas(mstate(m), &old, 0u)))
-		return;
-	unlock_slow(m, old, may_yield);
+	if (unlikely(!cas(mstate(m), &old, 0u)))
+		unlock_slow(m, old, may_yield);
+	if (may_yield)
+		slice_tick();
 }
 
 static int trylock_plain(pthread_mutex_t *m)
