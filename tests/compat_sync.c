@@ -56,7 +56,8 @@ static struct run run_sync(const char *prog, const char *sub, int procs)
  * exactly the same and exits the same. Each line in `lines` (NULL-ended,
  * may be NULL) must be in the output.
  */
-static void same_as_nptl(const char *prog, const char *sub, const char *const lines[])
+static void same_as_nptl(const char *prog, const char *sub, const char *const lines[],
+			 int nvariants)
 {
 	char what[256], pass[300];
 	snprintf(what, sizeof what, "%s%s%s", prog, sub ? " " : "", sub ? sub : "");
@@ -72,7 +73,7 @@ static void same_as_nptl(const char *prog, const char *sub, const char *const li
 		cr_assert(strstr(nptl.out, lines[i]), "%s: output lacks \"%s\"", what, lines[i]);
 
 	static const int procs[] = {0, 1};
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < nvariants; k++) {
 		struct run gmp = run_sync(prog, sub, procs[k]);
 		const char *how = procs[k] ? "under libgmp, GMPMAXPROCS=1" : "under libgmp";
 		bool same = strcmp(nptl.out, gmp.out) == 0;
@@ -95,7 +96,13 @@ static void same_as_nptl(const char *prog, const char *sub, const char *const li
 #define SAME_AS_NPTL(name, prog, sub, lines) \
 	Test(sync, name, .timeout = TEST_TIMEOUT) \
 	{ \
-		same_as_nptl(prog, sub, lines); \
+		same_as_nptl(prog, sub, lines, 2); \
+	}
+/* The same with the default GMPMAXPROCS only. */
+#define SAME_AS_NPTL_DEFAULT_PROCS(name, prog, sub, lines) \
+	Test(sync, name, .timeout = TEST_TIMEOUT) \
+	{ \
+		same_as_nptl(prog, sub, lines, 1); \
 	}
 
 /* ---- 1. mutexes (sync_mutex) ------------------------------------------------------------ */
@@ -116,16 +123,17 @@ SAME_AS_NPTL(mutex_trylock_timedlock_clocklock_mix, "sync_mutex", "mix", NULL)
  * aliases, GLIBC_2.2.5) and pthread_mutex_* on one mutex. */
 SAME_AS_NPTL(mutex_old_aliases, "sync_mutex", "alias", NULL)
 
-/* PTHREAD_PRIO_INHERIT mutexes (forwarded to glibc): the kernel's PI
- * futexes store the owner's tid, so this shows whether contended PI
- * locking, trylock EBUSY and timedlock ETIMEDOUT work from threads that
- * share OS threads. */
+/* PTHREAD_PRIO_INHERIT mutexes: contended locking, trylock EBUSY and
+ * timedlock ETIMEDOUT from threads that share OS threads (glibc's PI
+ * futexes would give the kernel a tid it does not know; libgmp serves
+ * them). */
 SAME_AS_NPTL(mutex_priority_inheritance, "sync_mutex", "pi", NULL)
 
-/* Robust mutexes: contended counter; when the owner thread ends holding
- * the mutex, the next locker (and one already waiting) gets EOWNERDEAD;
- * without pthread_mutex_consistent it becomes ENOTRECOVERABLE. Under
- * NPTL the kernel marks the owner dead when its OS thread exits. */
+/* Robust mutexes (glibc's): contended counter; when the owner thread
+ * ends holding the mutex, the next locker (and one already waiting) gets
+ * EOWNERDEAD; without pthread_mutex_consistent it becomes
+ * ENOTRECOVERABLE. Under NPTL the kernel marks the owner dead when its OS
+ * thread exits; under libgmp, libgmp does when the G ends. */
 SAME_AS_NPTL(mutex_robust_owner_ends, "sync_mutex", "robust",
 	     LINES("lock after the owner ended: EOWNERDEAD",
 		   "waiter when the owner ended: EOWNERDEAD",
@@ -294,8 +302,10 @@ SAME_AS_NPTL(cancel_cleanup_handler_order, "sync_cancel", "cleanup",
 SAME_AS_NPTL(cancel_disabled_then_enabled, "sync_cancel", "disabled",
 	     LINES("the thread reached step 2 of 3"))
 
-/* PTHREAD_CANCEL_ASYNCHRONOUS ends a thread in a loop without calls. */
-SAME_AS_NPTL(cancel_asynchronous, "sync_cancel", "async", NULL)
+/* PTHREAD_CANCEL_ASYNCHRONOUS ends a thread in a loop without calls.
+ * Not with GMPMAXPROCS=1: the busy thread then holds the only processor
+ * and the canceller never runs (there is no preemption yet). */
+SAME_AS_NPTL_DEFAULT_PROCS(cancel_asynchronous, "sync_cancel", "async", NULL)
 
 /* C++: cancelled in pthread_cond_wait; locals' destructors, the cleanup
  * handler and a catch (abi::__forced_unwind &) that rethrows run in
@@ -304,6 +314,12 @@ SAME_AS_NPTL(cxx_cancel_runs_destructors, "sync_cxx", "cancel",
 	     LINES("cleanup handler: unlock the mutex: 0\ndestructor: inner frame's "
 		   "local\ncatch (abi::__forced_unwind &): rethrow\ndestructor: outer "
 		   "frame's local"))
+
+/* A futex word in a MAP_SHARED file mapping, waited on without
+ * FUTEX_PRIVATE_FLAG by a thread of one process and woken through the
+ * kernel by another process, both ways. */
+SAME_AS_NPTL(futex_shared_between_processes, "sync_xfutex", NULL,
+	     LINES("shared futex between two processes: 5 rounds each way"))
 
 /* ---- 10. Rust (sync_rust) ---------------------------------------------------------------- */
 
@@ -314,5 +330,5 @@ Test(sync, rust_std_sync, .timeout = TEST_TIMEOUT)
 {
 	if (access(prog_path("sync_rust"), X_OK) != 0)
 		cr_skip("tests/progs/sync_rust was not built (no rustc)");
-	same_as_nptl("sync_rust", NULL, LINES("mpsc::channel, 64 producers x 1000: 64000 received"));
+	same_as_nptl("sync_rust", NULL, LINES("mpsc::channel, 64 producers x 1000: 64000 received"), 2);
 }

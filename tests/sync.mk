@@ -8,8 +8,9 @@
 SYNC_PROGS = \
 	tests/progs/sync_mutex tests/progs/sync_queue tests/progs/sync_rwlock \
 	tests/progs/sync_misc tests/progs/sync_errors tests/progs/sync_foreign \
-	tests/progs/sync_cancel tests/progs/sync_cxx
+	tests/progs/sync_cancel tests/progs/sync_cxx tests/progs/sync_xfutex
 check_PROGRAMS += $(SYNC_PROGS)
+tests_progs_sync_xfutex_LDADD = $(PROG_LIBS)
 tests_progs_sync_mutex_LDADD = $(PROG_LIBS)
 tests_progs_sync_queue_LDADD = $(PROG_LIBS)
 tests_progs_sync_rwlock_LDADD = $(PROG_LIBS)
