@@ -14,6 +14,8 @@
  * Lock order (acquire left to right; never the reverse):
  *   g->lock  <  sched.lock
  *   g->lock  <  timers.lock (one P's heap at a time)
+ *   wait-table bucket lock  <  timers.lock, sched.lock (two buckets only
+ *   through wq_lock2, in address order)
  *   sched.lock and timers.lock are never held together; sched.gflock,
  *   the stack and slab locks and glibc's dl_stack_cache_lock are leaves.
  * All of them are short, and are taken on g0 or on a G that will not park

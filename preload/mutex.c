@@ -93,7 +93,8 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 			if (!awoke && !(old & M_WOKEN) && (old & M_WAITERS) &&
 			    cas(st, &old, old | M_WOKEN))
 				awoke = true;
-			for (int i = 0; i < 30; i++)
+			/* up to 30 pauses, leaving as soon as it is free */
+			for (int i = 0; i < 30 && (ld_rlx(st) & M_LOCKED); i++)
 				arch_cpu_relax();
 			iter++;
 			old = ld_rlx(st);
@@ -405,6 +406,9 @@ GMP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 
 int gmp_mutex_lock(pthread_mutex_t *m)
 {
+	/* The first access to a contended mutex is a read of its kind,
+	 * then the CAS wants the line exclusive: ask for it so at once. */
+	arch_prefetchw(m);
 	if (unlikely(glibcs(m)))
 		return lock_glibc(m, 0, NULL);
 	int type = mtype(m);
