@@ -569,12 +569,22 @@ static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
 	if (pp) {
 		runq_put(pp, gp, next);
-	} else {
-		rt_lock(&sched.lock);
-		globrunq_put_locked(gp);
-		rt_unlock(&sched.lock);
+		sched_wakep();
+		return;
 	}
-	sched_wakep();
+	rt_lock(&sched.lock);
+	globrunq_put_locked(gp);
+	rt_unlock(&sched.lock);
+	/*
+	 * As Go's injectglist without a P: start an M for an idle P even if
+	 * one is spinning. The spinning protocol covers local queues only: a
+	 * spinning M that looked at the global queue before this put, then
+	 * gave up its P, does not look again, and sched_wakep would count on
+	 * it. Whoever idled a P did so under sched.lock after a last look at
+	 * the global queue, so either it saw this G or npidle shows its P.
+	 */
+	if (ld_rlx(&sched.npidle) > 0)
+		m_start(NULL, false);
 }
 
 void g_ready(struct g *gp, struct p *pp, bool next)
