@@ -127,7 +127,8 @@
 	X(int, cnd_wait, (cnd_t *, mtx_t *), "GLIBC_2.34") \
 	X(int, cnd_timedwait, (cnd_t *__restrict, mtx_t *__restrict, const struct timespec *__restrict), "GLIBC_2.34") \
 	X(void, call_once, (once_flag *, void (*)(void)), "GLIBC_2.34") \
-	X(long, syscall, (long, long, long, long, long, long, long), NULL)
+	X(long, syscall, (long, long, long, long, long, long, long), NULL) \
+	X(void *, dlopen, (const char *, int), "GLIBC_2.34")
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECLARE)
