@@ -265,6 +265,8 @@ GMP_EXPORT int pthread_kill(pthread_t th, int sig)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_kill(th, sig) : r;
+	if (g_exited(gp))
+		return 0;	/* as glibc 2.34+: an ended, unjoined thread */
 	return signal_g(gp, sig, NULL);
 }
 

@@ -143,6 +143,24 @@ SAME_AS_NPTL(mutex_robust_owner_ends, "sync_mutex", "robust",
  * threads of this process and of a forked child: exact total, turns. */
 SAME_AS_NPTL(mutex_and_cond_process_shared_across_fork, "sync_mutex", "pshared", NULL)
 
+/* A thread takes and releases a mutex in a tight loop; another that wants
+ * it once gets it before the loop ends (libgmp's hand-off after a 1 ms
+ * wait, and its time slices). Under libgmp only, with 2 processors and
+ * with 1: NPTL promises nothing here. */
+Test(sync, mutex_waiter_does_not_starve, .timeout = TEST_TIMEOUT)
+{
+	static const int procs[] = {0, 1};
+	for (int k = 0; k < 2; k++) {
+		struct run gmp = run_sync("sync_mutex", "starve", procs[k]);
+		bool ok = run_code(&gmp) == 0 && strstr(gmp.out, "PASS sync_mutex starve");
+		if (!ok)
+			run_dump(procs[k] ? "under libgmp, GMPMAXPROCS=1" : "under libgmp", &gmp);
+		cr_assert(ok, "sync_mutex starve under libgmp (GMPMAXPROCS %s): code %d%s",
+			  procs[k] ? "1" : "default", run_code(&gmp), gmp.timed_out ? " (timed out)" : "");
+		run_free(&gmp);
+	}
+}
+
 /* ---- 2. producers and consumers (sync_queue) --------------------------------------------- */
 
 /* Bounded queues on a mutex and two condvars, 8x8, 1x16, 16x1 and 4x4

@@ -186,6 +186,11 @@ static void *join_main(void *arg)
 
 #define SHOW(what, expr) SAY("%-48s %s", what, errname(expr))
 
+static void ignore_signal(int sig)
+{
+	(void)sig;
+}
+
 static void codes(void)
 {
 	pthread_t t, d;
@@ -213,6 +218,20 @@ static void codes(void)
 		usleep(1000);
 	SHOW("timedjoin past deadline, once it ended", r);
 	CHECK(res == (void *)2, "value %p", res);
+
+	/* an ended thread not joined yet: pthread_sigqueue answers ESRCH
+	 * (which tells it has ended), pthread_kill 0 (glibc 2.34+) */
+	signal(SIGUSR1, ignore_signal);
+	EXPECT_ERR(0, pthread_create(&t, NULL, quick, (void *)4));
+	union sigval sv = {.sival_int = 0};
+	for (int k = 0; pthread_sigqueue(t, SIGUSR1, sv) != ESRCH; k++) {
+		CHECK(k < 5000, "the thread did not end");
+		usleep(1000);
+	}
+	SHOW("pthread_sigqueue, ended not joined", pthread_sigqueue(t, SIGUSR1, sv));
+	SHOW("pthread_kill SIGUSR1, ended not joined", pthread_kill(t, SIGUSR1));
+	SHOW("pthread_kill 0, ended not joined", pthread_kill(t, 0));
+	EXPECT_ERR(0, pthread_join(t, &res));
 
 	EXPECT_ERR(0, pthread_create(&t, NULL, quick, (void *)3));
 	dl = ns_ts(clock_ns(CLOCK_MONOTONIC) - 1000 * MS);

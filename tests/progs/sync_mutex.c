@@ -19,7 +19,12 @@
  *   pshared  PTHREAD_PROCESS_SHARED mutex and condvar in shared memory:
  *            threads of this process and of a forked child increment one
  *            counter; parent and child take turns through the condvar.
- * Every line is the same under NPTL. */
+ *   starve   one thread takes and releases a mutex in a tight loop (up to
+ *            HOG_MAX times); another wants it once and must get it before
+ *            the loop ends. Not compared with NPTL, which promises nothing
+ *            here; libgmp hands the mutex over to a waiter that waited
+ *            1 ms.
+ * Every other line is the same under NPTL. */
 #include "sync_util.h"
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -460,12 +465,53 @@ static void pshared(void)
 	EXPECT_ERR(0, pthread_mutex_destroy(&sh->m));
 }
 
+/* ---- starvation ---------------------------------------------------------------------------- */
+
+#define HOG_MAX 500000000L
+
+static pthread_mutex_t hogged = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int hog_started, wanted_it;
+static long hog_rounds;
+
+static void *hog(void *arg)
+{
+	long i;
+	atomic_store(&hog_started, 1);
+	for (i = 0; i < HOG_MAX && !atomic_load(&wanted_it); i++) {
+		EXPECT_ERR(0, pthread_mutex_lock(&hogged));
+		EXPECT_ERR(0, pthread_mutex_unlock(&hogged));
+	}
+	hog_rounds = i;
+	return arg;
+}
+
+static void *wanter(void *arg)
+{
+	EXPECT_ERR(0, pthread_mutex_lock(&hogged));
+	atomic_store(&wanted_it, 1);
+	EXPECT_ERR(0, pthread_mutex_unlock(&hogged));
+	return arg;
+}
+
+static void starve(void)
+{
+	pthread_t h, w;
+	EXPECT_ERR(0, pthread_create(&h, NULL, hog, NULL));
+	wait_count(&hog_started, 1);
+	EXPECT_ERR(0, pthread_create(&w, NULL, wanter, NULL));
+	EXPECT_ERR(0, pthread_join(w, NULL));
+	EXPECT_ERR(0, pthread_join(h, NULL));
+	CHECK(hog_rounds < HOG_MAX, "the waiting thread got the mutex only after all %ld rounds",
+	      HOG_MAX);
+	SAY("a thread that wants the mutex once gets it while another takes it in a tight loop");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct subcommand cmds[] = {
 		{"counter", counter_all, true}, {"mix", mix, true}, {"alias", alias, true},
 		{"pi", pi, false}, {"robust", robust, false}, {"pshared", pshared, false},
-		{NULL, NULL, false},
+		{"starve", starve, false}, {NULL, NULL, false},
 	};
 	return run_subcommands("sync_mutex", cmds, argc, argv);
 }
