@@ -518,8 +518,19 @@ static void robust_death(uint32_t *uaddr, int tid, bool pi)
 		arch_syscall3(SYS_futex, uaddr, FUTEX_WAKE, 1);	/* robust waits are shared */
 }
 
-void tls_robust_release(uintptr_t tp, int tid)
+int tls_tid(uintptr_t tp)
 {
+	return *(int *)(tp + PD_TID);
+}
+
+void tls_set_tid(uintptr_t tp, int tid)
+{
+	*(int *)(tp + PD_TID) = tid;
+}
+
+void tls_robust_release(uintptr_t tp)
+{
+	int tid = tls_tid(tp);
 	uintptr_t head = tp + PD_ROBUST_HEAD;
 	uintptr_t entry = *(uintptr_t *)head;
 	long off = *(long *)(head + 8);

@@ -65,10 +65,16 @@ void tls_run_dtors(void);
 /* On the G, after every destructor: free glibc's per-thread buffers. */
 void tls_exit(uintptr_t tp);
 
-/* A G whose tid is `tid` ends: its robust mutexes still held get
- * FUTEX_OWNER_DIED and a waiter is woken, as the kernel does for an
- * exiting thread. */
-void tls_robust_release(uintptr_t tp, int tid);
+/* The G owning TCB tp ends: its robust mutexes still held (their futex
+ * word holds the TCB's tid) get FUTEX_OWNER_DIED and a waiter is woken,
+ * as the kernel does for an exiting thread. */
+void tls_robust_release(uintptr_t tp);
+
+/* The tid glibc knows for the thread of TCB tp (THREAD_SELF->tid): a G's
+ * fake tid, or the kernel tid of the OS thread a G is dedicated to when
+ * glibc must hand it to the kernel (priority-protect mutexes). */
+int tls_tid(uintptr_t tp);
+void tls_set_tid(uintptr_t tp, int tid);
 
 /* Make the calling thread's own TCB (the initial thread's) gp's. */
 void tls_adopt_current(struct g *gp);

@@ -27,10 +27,13 @@
 #include "preload/sync.h"
 #include "core/os.h"
 #include "core/sched.h"
+#include "core/tls.h"
 #include "core/waitq.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
+#include <sys/syscall.h>
 
 #define M_LOCKED	1u
 #define M_WOKEN		2u
@@ -73,6 +76,12 @@ int sync_self_id(void)
 {
 	struct g *gp = getg();
 	return gp ? g_tid(gp) : os_gettid();
+}
+
+int sync_glibc_id(void)
+{
+	struct g *gp = getg();
+	return gp ? tls_tid(gp->tcb) : os_gettid();
 }
 
 /* --- the lock --------------------------------------------------------------- */
@@ -362,10 +371,45 @@ static int try_glibc(void *m)
  * leaves the mutex unlocked */
 #define GLIBC_OWNER_NOTRECOVERABLE (INT_MAX - 1)
 
+/*
+ * A priority-protect mutex makes glibc change the priority of the owner's
+ * kernel thread (THREAD_SELF->tid): a G that locks one is first given an
+ * OS thread of its own for the rest of its life (as with
+ * PTHREAD_SCOPE_SYSTEM), carrying its scheduling policy, and that thread's
+ * tid becomes the one glibc knows.
+ */
+#define KIND_PP 64
+
+static int pp_dedicate(struct g *gp)
+{
+	if (!gp->lockedm) {
+		rt_lock(&gp->lock);
+		int err = gp->lockedm ? 0 : m_new_locked(gp, NULL, 0);
+		rt_unlock(&gp->lock);
+		if (err)
+			return err;
+		g_yield();	/* off to the dedicated OS thread */
+	}
+	int tid = os_gettid();
+	if (tls_tid(gp->tcb) != tid) {
+		tls_set_tid(gp->tcb, tid);
+		struct sched_param sp = {.sched_priority = gp->schedprio};
+		if (gp->schedpolicy != SCHED_OTHER)
+			arch_syscall3(SYS_sched_setscheduler, 0, gp->schedpolicy, &sp);
+	}
+	return 0;
+}
+
 static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
+	struct g *gp = getg();
+	if (gp && (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP)) {
+		int err = pp_dedicate(gp);
+		if (err)
+			return err;
+	}
 	int own = owner(m);
-	if (!getg() || own == sync_self_id() || own == GLIBC_OWNER_NOTRECOVERABLE) {
+	if (!gp || own == sync_glibc_id() || own == GLIBC_OWNER_NOTRECOVERABLE) {
 		if (!abs)
 			return real_pthread_mutex_lock(m);
 		return real_pthread_mutex_clocklock(m, clk, abs);
@@ -428,8 +472,15 @@ GMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 GMP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	GMP_ENTRY(pthread_mutex_trylock, m);
-	if (unlikely(glibcs(m)))
+	if (unlikely(glibcs(m))) {
+		struct g *gp = getg();
+		if (gp && (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP)) {
+			int err = pp_dedicate(gp);
+			if (err)
+				return err;
+		}
 		return real_pthread_mutex_trylock(m);
+	}
 	int type = mtype(m);
 	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
 		return lock_owned(m, type, LOCK_TRY, 0, NULL);

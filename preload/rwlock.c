@@ -252,7 +252,7 @@ static int try_wr(void *rw)
 
 static int lock_glibc(pthread_rwlock_t *rw, bool writer, clockid_t clk, const struct timespec *abs)
 {
-	if (!getg() || cur_writer(rw) == sync_self_id()) {
+	if (!getg() || cur_writer(rw) == sync_glibc_id()) {
 		if (abs)
 			return writer ? real_pthread_rwlock_clockwrlock(rw, clk, abs)
 				      : real_pthread_rwlock_clockrdlock(rw, clk, abs);

@@ -20,9 +20,13 @@
 /* glibc's marker for a process-private futex object (sem_t, barrier) */
 #define SYNC_FUTEX_PRIVATE 128
 
-/* The caller's id as a mutex owner: its tid as glibc knows it (a G's fake
- * tid, or the kernel tid of a thread that is not a G). */
+/* The caller's id as the owner of libgmp's mutexes and rwlocks: a G's
+ * fake tid, or the kernel tid of a thread that is not a G. */
 int sync_self_id(void);
+/* The id glibc writes as the owner of its own objects: THREAD_SELF->tid
+ * (the same, except for a G dedicated to an OS thread for a
+ * priority-protect mutex, which carries that thread's tid). */
+int sync_glibc_id(void);
 
 /*
  * Convert an absolute timeout on clock clk (CLOCK_REALTIME or

@@ -185,7 +185,7 @@ _Noreturn void thread_finish(struct g *gp, void *r)
 	gp->result = r;
 	tls_run_dtors();		/* C++ thread_local first, as glibc */
 	keys_run_destructors(gp);
-	tls_robust_release(gp->tcb, g_tid(gp));
+	tls_robust_release(gp->tcb);
 	tls_exit(gp->tcb);
 	if (proc_exiting(gp))
 		exit(0);	/* the last thread: the process ends, as in glibc */

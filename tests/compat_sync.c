@@ -139,6 +139,13 @@ SAME_AS_NPTL(mutex_robust_owner_ends, "sync_mutex", "robust",
 		   "waiter when the owner ended: EOWNERDEAD",
 		   "lock: ENOTRECOVERABLE"))
 
+/* PTHREAD_PRIO_PROTECT mutexes (glibc's): glibc raises the owner's
+ * kernel thread to the ceiling, so a SCHED_OTHER thread gets EINVAL and,
+ * as root, a SCHED_FIFO one locks it (libgmp gives the thread an OS thread
+ * of its own, with its policy, whose tid glibc hands to the kernel). */
+SAME_AS_NPTL(mutex_priority_protect, "sync_mutex", "pp",
+	     LINES("SCHED_OTHER thread, priority 0\n  lock: EINVAL"))
+
 /* PTHREAD_PROCESS_SHARED mutex and condvar in shared memory, used by the
  * threads of this process and of a forked child: exact total, turns. */
 SAME_AS_NPTL(mutex_and_cond_process_shared_across_fork, "sync_mutex", "pshared", NULL)

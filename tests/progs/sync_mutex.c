@@ -19,6 +19,9 @@
  *   pshared  PTHREAD_PROCESS_SHARED mutex and condvar in shared memory:
  *            threads of this process and of a forked child increment one
  *            counter; parent and child take turns through the condvar.
+ *   pp       PTHREAD_PRIO_PROTECT mutex (ceiling 10): a SCHED_OTHER thread
+ *            cannot lock it (EINVAL: glibc cannot raise its priority);
+ *            as root, a SCHED_FIFO thread locks, unlocks and relocks it.
  *   starve   one thread takes and releases a mutex in a tight loop (up to
  *            HOG_MAX times); another wants it once and must get it before
  *            the loop ends. Not compared with NPTL, which promises nothing
@@ -465,6 +468,58 @@ static void pshared(void)
 	EXPECT_ERR(0, pthread_mutex_destroy(&sh->m));
 }
 
+/* ---- priority protection ---------------------------------------------------------------- */
+
+static pthread_mutex_t ppm;
+
+static void *pp_user(void *arg)
+{
+	int policy;
+	struct sched_param sp;
+	EXPECT_ERR(0, pthread_getschedparam(pthread_self(), &policy, &sp));
+	SAY("%s thread, priority %d", policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_OTHER",
+	    sp.sched_priority);
+	int r = pthread_mutex_lock(&ppm);
+	SAY("  lock: %s", sync_errname(r));
+	if (r == 0) {
+		SAY("  trylock while held: %s", sync_errname(pthread_mutex_trylock(&ppm)));
+		SAY("  unlock: %s", sync_errname(pthread_mutex_unlock(&ppm)));
+		SAY("  lock again: %s", sync_errname(pthread_mutex_lock(&ppm)));
+		SAY("  unlock: %s", sync_errname(pthread_mutex_unlock(&ppm)));
+	}
+	int ceiling = -1;
+	r = pthread_mutex_getprioceiling(&ppm, &ceiling);
+	SAY("  getprioceiling: %s, ceiling %d", sync_errname(r), ceiling);
+	return arg;
+}
+
+static void pp(void)
+{
+	pthread_mutexattr_t a;
+	EXPECT_ERR(0, pthread_mutexattr_init(&a));
+	EXPECT_ERR(0, pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_PROTECT));
+	EXPECT_ERR(0, pthread_mutexattr_setprioceiling(&a, 10));
+	EXPECT_ERR(0, pthread_mutex_init(&ppm, &a));
+	EXPECT_ERR(0, pthread_mutexattr_destroy(&a));
+	pthread_t t;
+	EXPECT_ERR(0, pthread_create(&t, NULL, pp_user, NULL));
+	EXPECT_ERR(0, pthread_join(t, NULL));
+	if (geteuid() != 0) {
+		SAY("not root: no SCHED_FIFO thread");
+		return;
+	}
+	pthread_attr_t at;
+	struct sched_param sp = {.sched_priority = 5};
+	EXPECT_ERR(0, pthread_attr_init(&at));
+	EXPECT_ERR(0, pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED));
+	EXPECT_ERR(0, pthread_attr_setschedpolicy(&at, SCHED_FIFO));
+	EXPECT_ERR(0, pthread_attr_setschedparam(&at, &sp));
+	EXPECT_ERR(0, pthread_create(&t, &at, pp_user, NULL));
+	EXPECT_ERR(0, pthread_join(t, NULL));
+	EXPECT_ERR(0, pthread_attr_destroy(&at));
+	EXPECT_ERR(0, pthread_mutex_destroy(&ppm));
+}
+
 /* ---- starvation ---------------------------------------------------------------------------- */
 
 #define HOG_MAX 500000000L
@@ -511,7 +566,7 @@ int main(int argc, char **argv)
 	static const struct subcommand cmds[] = {
 		{"counter", counter_all, true}, {"mix", mix, true}, {"alias", alias, true},
 		{"pi", pi, false}, {"robust", robust, false}, {"pshared", pshared, false},
-		{"starve", starve, false}, {NULL, NULL, false},
+		{"pp", pp, false}, {"starve", starve, false}, {NULL, NULL, false},
 	};
 	return run_subcommands("sync_mutex", cmds, argc, argv);
 }
