@@ -653,6 +653,100 @@ void g_yield_local(void)
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, goyield_m, gp);
 }
 
+/* --- system calls -------------------------------------------------------------- */
+
+void g_syscall_enter(void)
+{
+	struct g *gp = getg();
+	struct m *mp = gp->m;
+	struct p *pp = mp->p;
+	xadd(&pp->syscalltick, 1u);
+	mp->oldp = pp;
+	mp->p = NULL;
+	pp->m = NULL;
+	g_casstatus(gp, G_RUNNING, G_SYSCALL);
+	st_rel(&pp->status, (uint32_t)P_SYSCALL);
+	sysmon_syscall_entered();
+}
+
+/* g0 half of a return from a system call whose P was taken: queue the G
+ * and stop the M (or, dedicated to the G, wait for it to be handed a P). */
+static void exitsyscall0(void *arg)
+{
+	struct g *gp = arg;
+	struct m *mp = gp->m;
+
+	g_casstatus(gp, G_SYSCALL, G_RUNNABLE);
+	dropg(mp, gp);
+	rt_lock(&sched.lock);
+	struct p *pp = pidleget();
+	if (!pp)
+		globrunq_put_locked(gp);
+	rt_unlock(&sched.lock);
+	if (pp) {
+		acquirep(mp, pp);
+		execute(mp, gp, false);
+	}
+	if (!mp->lockedg)
+		stopm(mp);
+	schedule(mp);
+}
+
+void g_syscall_exit(void)
+{
+	struct g *gp = getg();
+	struct m *mp = gp->m;
+	struct p *pp = mp->oldp;
+	mp->oldp = NULL;
+	uint32_t st = P_SYSCALL;
+	if (cas(&pp->status, &st, (uint32_t)P_RUNNING)) {
+		/* nobody needed it: ours again */
+		mp->p = pp;
+		pp->m = mp;
+		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+		return;
+	}
+	rt_lock(&sched.lock);
+	struct p *p2 = pidleget();
+	rt_unlock(&sched.lock);
+	if (p2) {
+		acquirep(mp, p2);
+		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+		return;
+	}
+	gmp_ctx_mcall(&gp->ctx, mp->g0_top, exitsyscall0, gp);
+}
+
+int sched_retake(int64_t now)
+{
+	int n = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		if (ld_acq(&pp->status) != P_SYSCALL)
+			continue;
+		uint32_t t = ld_rlx(&pp->syscalltick);
+		if (pp->sysmon_tick != t) {
+			pp->sysmon_tick = t;
+			pp->sysmon_when = now;
+			continue;
+		}
+		int64_t in = now - pp->sysmon_when;
+		if (in < SYSCALL_RETAKE_NS)
+			continue;
+		/* as Go's retake: not while nothing waits and others can
+		 * take new work, unless the call has lasted 10 ms */
+		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 &&
+		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 && in < 10000000)
+			continue;
+		uint32_t st = P_SYSCALL;
+		if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
+			n++;
+			handoffp(pp);
+		}
+	}
+	return n;
+}
+
 /* --- sleeping --------------------------------------------------------------- */
 
 static void sleep_fire(void *arg, uint64_t seq, struct p *pp)

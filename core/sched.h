@@ -37,6 +37,7 @@
 #include "core/timer.h"
 
 #define RUNQ_SIZE 256
+#define SYSCALL_RETAKE_NS 20000	/* a P in a system call this long may be retaken */
 #define G0_STACK_SIZE (256 * 1024)	/* scheduler stack of every M */
 #define GFREE_LOCAL_MAX 64
 
@@ -54,7 +55,11 @@ struct p {
 	_Atomic uint32_t status;
 	struct m *m;			/* owner M; under the same rule */
 	uint32_t schedtick;		/* owner only: Gs started */
-	uint32_t syscalltick;		/* reserved */
+	/* Bumped by the owner at each g_syscall_enter; read by sysmon. */
+	_Atomic uint32_t syscalltick;
+	/* sysmon only: the syscalltick it last saw and when. */
+	uint32_t sysmon_tick;
+	int64_t sysmon_when;
 
 	/* Local run queue: a single-producer (the owner), multi-consumer
 	 * ring. The owner writes tail and slots; anyone may CAS head to take
@@ -87,6 +92,9 @@ struct m {
 	void *g0_top;
 	struct g *curg;			/* G running on this M; owner M only */
 	struct p *p;			/* P held; owner M only (see sched.h) */
+	/* The P this M held when its G entered a system call (it may have
+	 * been retaken since); owner M only. */
+	struct p *oldp;
 	/* P handed to this M by whoever woke it; written before note_wakeup,
 	 * read by the M after note_sleep. */
 	struct p *nextp;
@@ -219,6 +227,21 @@ struct p *sched_my_p(void);
 /* g_ready from a caller that does not know whether it holds a P: a G uses
  * its own P, anything else the global queue. Not for g0. */
 void g_ready_any(struct g *gp);
+/*
+ * System calls that may block (Go's entersyscall/exitsyscall). Around one,
+ * the calling G keeps its M but lets go of its P: the P stays in
+ * P_SYSCALL, and the G takes it back on return at the cost of one CAS
+ * when nobody needed it. sysmon hands a P that stayed in a system call
+ * for 20 us to another M when work waits (sched_retake). A G whose P was
+ * retaken takes an idle P on return, or queues itself and stops its M.
+ * No system call of its own on either side. Not for g0 or a thread that
+ * is not a G; nothing between the two may touch the P.
+ */
+void g_syscall_enter(void);
+void g_syscall_exit(void);
+/* sysmon: retake Ps stuck in system calls; returns how many. */
+int sched_retake(int64_t now);
+
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
 /* Put the calling G at the back of its P's queue and run others (Gs this
@@ -264,6 +287,9 @@ int m_set_affinity(struct m *mp, const cpu_set_t *mask, size_t size);
 
 /* sysmon.c: ask the service thread to create the OS thread of mp. */
 void sysmon_spawn_m(struct m *mp);
+/* sysmon.c: a G entered a system call; wakes sysmon if it sleeps with
+ * nothing to watch. */
+void sysmon_syscall_entered(void);
 /* The OS-thread body of every M but M0. */
 void *m_main(void *arg);
 

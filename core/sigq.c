@@ -86,7 +86,8 @@ static void kick(struct g *gp, int sig, struct p *pp)
 	}
 	struct m *mp = gp->m;
 	int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
-	if (g_status(gp) == G_RUNNING && tid) {
+	uint32_t st = g_status(gp);
+	if ((st == G_RUNNING || st == G_SYSCALL) && tid) {
 		siginfo_t nudge = {0};
 		nudge.si_signo = sig;
 		nudge.si_code = SIGQ_NUDGE;

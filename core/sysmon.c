@@ -16,6 +16,22 @@
 #include <sys/syscall.h>
 
 static struct note sysmon_note;
+/* 1 while sysmon sleeps without a deadline (every P idle) */
+static _Atomic int sysmon_deep;
+
+void sysmon_syscall_entered(void)
+{
+	/* the caller published P_SYSCALL; sysmon publishes sysmon_deep and
+	 * then looks at the Ps: one of the two sees the other */
+	fence_seq();
+	if (ld_rlx(&sysmon_deep))
+		note_wakeup(&sysmon_note);
+}
+
+static bool all_idle(void)
+{
+	return ld_acq(&sched.npidle) == sched.gomaxprocs;
+}
 static _Atomic(struct m *) spawnq;	/* Ms waiting for an OS thread */
 static _Atomic int started;
 
@@ -77,6 +93,11 @@ static void *sysmon_main(void *arg)
 	int64_t period = (int64_t)rt_cfg.schedtrace_ms * 1000000;
 	int64_t next_trace = period ? rt_nanotime() + period : 0;
 
+	/* Between 20 us and 10 ms between rounds: back to 20 us after a
+	 * round that retook a P, doubling otherwise. With every P idle there
+	 * is nothing to watch: sleep until kicked (a system call, a spawn, a
+	 * signal) or the next trace. */
+	int64_t delay = SYSCALL_RETAKE_NS;
 	for (;;) {
 		note_clear(&sysmon_note);
 		serve_spawns();
@@ -88,7 +109,23 @@ static void *sysmon_main(void *arg)
 			if (next_trace < now)
 				next_trace = now + period;
 		}
-		note_tsleep(&sysmon_note, next_trace ? next_trace - now : -1);
+		if (sched_retake(now))
+			delay = SYSCALL_RETAKE_NS;
+		else if (delay < 10000000)
+			delay *= 2;
+		int64_t sleep = delay;
+		if (all_idle()) {
+			st_rlx(&sysmon_deep, 1);
+			fence_seq();
+			if (all_idle())
+				sleep = -1;
+		}
+		if (next_trace && (sleep < 0 || next_trace - now < sleep))
+			sleep = next_trace - now;
+		note_tsleep(&sysmon_note, sleep);
+		st_rlx(&sysmon_deep, 0);
+		if (sleep < 0)
+			delay = SYSCALL_RETAKE_NS;
 	}
 	return NULL;
 }

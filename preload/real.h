@@ -15,6 +15,8 @@
 #include <signal.h>
 #include <threads.h>
 #include <semaphore.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #define REAL_FUNCS(X) \
@@ -128,6 +130,12 @@
 	X(int, cnd_timedwait, (cnd_t *__restrict, mtx_t *__restrict, const struct timespec *__restrict), "GLIBC_2.34") \
 	X(void, call_once, (once_flag *, void (*)(void)), "GLIBC_2.34") \
 	X(long, syscall, (long, long, long, long, long, long, long), NULL) \
+	X(pid_t, wait, (int *), NULL) \
+	X(pid_t, waitpid, (pid_t, int *, int), NULL) \
+	X(pid_t, wait3, (int *, int, struct rusage *), NULL) \
+	X(pid_t, wait4, (pid_t, int *, int, struct rusage *), NULL) \
+	X(int, waitid, (idtype_t, id_t, siginfo_t *, int), NULL) \
+	X(int, system, (const char *), NULL) \
 	X(void *, dlopen, (const char *, int), "GLIBC_2.34")
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;

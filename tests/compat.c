@@ -302,3 +302,17 @@ Test(compat, gmprun_exit_status_and_bad_options, .timeout = 60)
 	cr_assert_eq(run_code(&r), 2);
 	run_free(&r);
 }
+
+/* A thread blocked in waitpid, waitid or system() leaves the others
+ * running, also with one processor: its P is taken back while it waits
+ * (without that the program deadlocks and the timeout fails it). */
+Test(compat, blocked_wait_leaves_others_running, .timeout = 60)
+{
+	for (int k = 0; k < 2; k++) {
+		const char *const env[] = {k ? "GMPMAXPROCS=1" : "GMPMAXPROCS=2", NULL};
+		struct run r = expect_pass("blocked_wait", NULL, env, 25);
+		cr_assert(strstr(r.out, "waitpid: the other thread made 1000 steps meanwhile"));
+		cr_assert(strstr(r.out, "system: the other thread made 1000 steps meanwhile"));
+		run_free(&r);
+	}
+}

@@ -196,3 +196,54 @@ Test(sched, yield_round_robin_on_one_p, .timeout = 30)
 	for (int i = 0; i < NY; i++)
 		cr_assert(progress[i] >= 1000);
 }
+
+/* --- a G in a blocking system call lets go of its P -------------------------- */
+
+static _Atomic int sc_progress, sc_in_call, sc_done;
+static struct wg sc_wg;
+
+/* Blocks in the kernel until the other G has made progress: a futex wait
+ * on sc_progress that only the other G's steps can end. */
+static void sc_blocker(void *arg)
+{
+	(void)arg;
+	g_syscall_enter();
+	st_rel(&sc_in_call, 1);
+	while (ld_acq(&sc_progress) < 100)
+		os_futex_wait((_Atomic uint32_t *)&sc_progress, (uint32_t)ld_acq(&sc_progress), 1000000);
+	g_syscall_exit();
+	st_rel(&sc_done, 1);
+	wg_done(&sc_wg);
+}
+
+static void sc_stepper(void *arg)
+{
+	(void)arg;
+	while (!ld_acq(&sc_in_call))
+		g_yield();
+	for (int i = 0; i < 100; i++) {
+		xadd(&sc_progress, 1);
+		os_futex_wake((_Atomic uint32_t *)&sc_progress, 1);
+		g_yield();
+	}
+	wg_done(&sc_wg);
+}
+
+Test(sched, syscall_lets_go_of_the_p, .timeout = 30)
+{
+	core_up(1);
+	st_rlx(&sc_wg.left, 2);
+	unit_go(sc_blocker, NULL);
+	unit_go(sc_stepper, NULL);
+	wg_wait(&sc_wg);
+	cr_assert_eq(ld_acq(&sc_progress), 100);
+	cr_assert(ld_acq(&sc_done));
+	/* and the fast path: nobody took the P, the G keeps it */
+	struct g *me = getg();
+	struct p *pp = me->m->p;
+	g_syscall_enter();
+	cr_assert_eq(g_status(me), G_SYSCALL);
+	g_syscall_exit();
+	cr_assert_eq(g_status(me), G_RUNNING);
+	cr_assert_eq(me->m->p, pp);
+}

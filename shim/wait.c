@@ -1,0 +1,79 @@
+/*
+ * shim/wait.c — waiting for child processes: wait, waitpid, wait3, wait4,
+ * waitid and system (whose wait is inside glibc). They cannot be polled,
+ * so a G makes them as system calls that may block (g_syscall_enter/
+ * exit): its P stays available, and sysmon hands it to another M if the
+ * wait lasts. Each wait (not system) is a cancellation point; signals
+ * interrupt them as they would under NPTL. Threads that are not Gs call
+ * glibc directly.
+ */
+#include "preload/runtime.h"
+#include "core/sched.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+/* Run `call` as a blocking system call of the calling G (after acting on
+ * a pending cancellation when `cancel`). */
+#define BLOCKING(T, cancel, call) ({ \
+	struct g *gp_ = getg(); \
+	T r_; \
+	if (gp_) { \
+		if (cancel) \
+			gmp_testcancel(gp_); \
+		g_syscall_enter(); \
+		r_ = (call); \
+		int e_ = errno; \
+		g_syscall_exit(); \
+		errno = e_; \
+	} else { \
+		r_ = (call); \
+	} \
+	r_; \
+})
+
+GMP_EXPORT pid_t wait(int *status)
+{
+	GMP_ENTRY(wait, status);
+	return BLOCKING(pid_t, true, real_wait(status));
+}
+
+GMP_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	GMP_ENTRY(waitpid, pid, status, options);
+	if (options & WNOHANG)
+		return real_waitpid(pid, status, options);
+	return BLOCKING(pid_t, true, real_waitpid(pid, status, options));
+}
+
+GMP_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	GMP_ENTRY(wait3, status, options, ru);
+	if (options & WNOHANG)
+		return real_wait3(status, options, ru);
+	return BLOCKING(pid_t, true, real_wait3(status, options, ru));
+}
+
+GMP_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	GMP_ENTRY(wait4, pid, status, options, ru);
+	if (options & WNOHANG)
+		return real_wait4(pid, status, options, ru);
+	return BLOCKING(pid_t, true, real_wait4(pid, status, options, ru));
+}
+
+GMP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	GMP_ENTRY(waitid, idtype, id, info, options);
+	if (options & WNOHANG)
+		return real_waitid(idtype, id, info, options);
+	return BLOCKING(int, true, real_waitid(idtype, id, info, options));
+}
+
+GMP_EXPORT int system(const char *cmd)
+{
+	GMP_ENTRY(system, cmd);
+	return BLOCKING(int, false, real_system(cmd));
+}
