@@ -96,9 +96,10 @@ GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 }
 
 /*
- * A process-shared condvar is glibc's. A G waits in glibc at most a
- * POLL_NS at a time (glibc blocks the OS thread), then returns as from a
- * spurious wake-up, after letting the other Gs of its P run.
+ * A process-shared condvar is glibc's. A G waits in glibc as in a system
+ * call that may block (its P is handed on), at most a POLL_NS at a time
+ * so that a cancellation is seen, then returns as from a spurious
+ * wake-up, after letting the other Gs of its P run.
  */
 #define POLL_NS 1000000
 
@@ -119,7 +120,7 @@ static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 			until = deadline;
 	}
 	struct timespec ts = {until / 1000000000, until % 1000000000};
-	int r = real_pthread_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts);
+	int r = GMP_BLOCKING(int, false, real_pthread_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts));
 	if (r == ETIMEDOUT && until != deadline) {
 		g_yield_local();
 		r = 0;

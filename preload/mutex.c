@@ -78,11 +78,6 @@ int sync_self_id(void)
 	return gp ? g_tid(gp) : os_gettid();
 }
 
-int sync_glibc_id(void)
-{
-	struct g *gp = getg();
-	return gp ? tls_tid(gp->tcb) : os_gettid();
-}
 
 /* --- the lock --------------------------------------------------------------- */
 
@@ -357,19 +352,11 @@ int mutex_check_owner(pthread_mutex_t *m)
 
 /* --- glibc's mutexes ----------------------------------------------------------- */
 
-/* Process-shared, robust and priority-protect mutexes are glibc's. A
- * thread that is not a G blocks in glibc; a G polls (sync_poll), except
- * when it already owns the mutex: then glibc answers at once (EDEADLK, a
- * recursive count) or, for a normal mutex, deadlocks as under NPTL. */
-static int try_glibc(void *m)
-{
-	return real_pthread_mutex_trylock(m);
-}
-
-/* glibc's __owner of a robust mutex that can no longer be made
- * consistent; its lock (unlike its trylock) answers ENOTRECOVERABLE and
- * leaves the mutex unlocked */
-#define GLIBC_OWNER_NOTRECOVERABLE (INT_MAX - 1)
+/* Process-shared, robust and priority-protect mutexes are glibc's. A G
+ * that must wait for one waits in glibc as in a system call that may
+ * block (its P is handed on); when it already owns the mutex glibc
+ * answers at once (EDEADLK, a recursive count) or, for a normal mutex,
+ * deadlocks as under NPTL. */
 
 /*
  * A priority-protect mutex makes glibc change the priority of the owner's
@@ -408,24 +395,11 @@ static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *
 		if (err)
 			return err;
 	}
-	int own = owner(m);
-	if (!gp || own == sync_glibc_id() || own == GLIBC_OWNER_NOTRECOVERABLE) {
-		if (!abs)
-			return real_pthread_mutex_lock(m);
-		return real_pthread_mutex_clocklock(m, clk, abs);
-	}
-	int r = real_pthread_mutex_trylock(m);
-	if (r != EBUSY)
-		return r;
-	int64_t deadline = 0;
-	if (abs) {
-		if (!sync_clock_ok(clk))
-			return EINVAL;
-		r = sync_deadline(clk, abs, &deadline);
-		if (r)
-			return r;
-	}
-	return sync_poll(try_glibc, m, EBUSY, deadline, false);
+	/* glibc may block the OS thread: as a system call, whose P is handed
+	 * on (the holder may be queued on it) */
+	if (!abs)
+		return GMP_BLOCKING(int, false, real_pthread_mutex_lock(m));
+	return GMP_BLOCKING(int, false, real_pthread_mutex_clocklock(m, clk, abs));
 }
 
 /* --- the API ------------------------------------------------------------------ */

@@ -16,6 +16,7 @@
 #include <threads.h>
 #include <semaphore.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -136,6 +137,14 @@
 	X(pid_t, wait4, (pid_t, int *, int, struct rusage *), NULL) \
 	X(int, waitid, (idtype_t, id_t, siginfo_t *, int), NULL) \
 	X(int, system, (const char *), NULL) \
+	X(int, flock, (int, int), NULL) \
+	X(int, lockf, (int, int, off_t), NULL) \
+	X(int, fsync, (int), NULL) \
+	X(int, fdatasync, (int), NULL) \
+	X(ssize_t, msgrcv, (int, void *, size_t, long, int), NULL) \
+	X(int, msgsnd, (int, const void *, size_t, int), NULL) \
+	X(int, semop, (int, struct sembuf *, size_t), NULL) \
+	X(int, semtimedop, (int, struct sembuf *, size_t, const struct timespec *), NULL) \
 	X(void *, dlopen, (const char *, int), "GLIBC_2.34")
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;

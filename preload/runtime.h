@@ -84,6 +84,27 @@ bool attr_scope_system(const pthread_attr_t *a);
 /* attr.c: did the program give its own stack (setstack/setstackaddr)? */
 bool attr_has_stack(const pthread_attr_t *a);
 
+/* Run `call` (an expression of type T) as a system call of the calling G
+ * that may block (g_syscall_enter/exit: its P is handed on if it lasts),
+ * after acting on a pending cancellation when `cancel`. errno survives.
+ * A thread that is not a G just makes the call. */
+#define GMP_BLOCKING(T, cancel, call) ({ \
+	struct g *gp_ = getg(); \
+	T r_; \
+	if (gp_) { \
+		if (cancel) \
+			gmp_testcancel(gp_); \
+		g_syscall_enter(); \
+		r_ = (call); \
+		int e_ = errno; \
+		g_syscall_exit(); \
+		errno = e_; \
+	} else { \
+		r_ = (call); \
+	} \
+	r_; \
+})
+
 /* sleep.c: park the calling G until the deadline (CLOCK_MONOTONIC ns). */
 void gmp_sleep_until(int64_t when);
 

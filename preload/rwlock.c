@@ -237,36 +237,16 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	return r;
 }
 
-/* A process-shared rwlock is glibc's: a G polls it (sync_poll) instead of
- * blocking its OS thread, unless it holds the write lock (glibc answers
- * EDEADLK at once). */
-static int try_rd(void *rw)
-{
-	return real_pthread_rwlock_tryrdlock(rw);
-}
-
-static int try_wr(void *rw)
-{
-	return real_pthread_rwlock_trywrlock(rw);
-}
-
+/* A process-shared rwlock is glibc's: a G waits in glibc as in a system
+ * call that may block (its P is handed on). */
 static int lock_glibc(pthread_rwlock_t *rw, bool writer, clockid_t clk, const struct timespec *abs)
 {
-	if (!getg() || cur_writer(rw) == sync_glibc_id()) {
-		if (abs)
-			return writer ? real_pthread_rwlock_clockwrlock(rw, clk, abs)
-				      : real_pthread_rwlock_clockrdlock(rw, clk, abs);
-		return writer ? real_pthread_rwlock_wrlock(rw) : real_pthread_rwlock_rdlock(rw);
-	}
-	int64_t deadline = 0;
-	if (abs) {
-		if (!sync_clock_ok(clk))
-			return EINVAL;
-		int e = sync_deadline(clk, abs, &deadline);
-		if (e)
-			return e;
-	}
-	return sync_poll(writer ? try_wr : try_rd, rw, EBUSY, deadline, false);
+	if (abs)
+		return GMP_BLOCKING(int, false,
+				    writer ? real_pthread_rwlock_clockwrlock(rw, clk, abs)
+					   : real_pthread_rwlock_clockrdlock(rw, clk, abs));
+	return GMP_BLOCKING(int, false,
+			    writer ? real_pthread_rwlock_wrlock(rw) : real_pthread_rwlock_rdlock(rw));
 }
 
 GMP_EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)

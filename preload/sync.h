@@ -23,10 +23,6 @@
 /* The caller's id as the owner of libgmp's mutexes and rwlocks: a G's
  * fake tid, or the kernel tid of a thread that is not a G. */
 int sync_self_id(void);
-/* The id glibc writes as the owner of its own objects: THREAD_SELF->tid
- * (the same, except for a G dedicated to an OS thread for a
- * priority-protect mutex, which carries that thread's tid). */
-int sync_glibc_id(void);
 
 /*
  * Convert an absolute timeout on clock clk (CLOCK_REALTIME or
@@ -45,12 +41,10 @@ static inline bool sync_clock_ok(clockid_t clk)
 void sync_interrupted(void);
 
 /*
- * A G waiting for an object that is glibc's (process-shared, robust,
- * named): glibc would block the OS thread in the kernel, and with it the
- * P and every G queued there, maybe the very G that would release the
- * object. Until an OS thread blocked in the kernel loses its P, a G waits
- * for such an object by trying and sleeping (parked on a timer) between
- * tries, 20 us at first, doubling up to 1 ms. try(arg) returns 0 or an
+ * A G waiting for a semaphore that is glibc's (process-shared, named):
+ * glibc's sem_wait would block the OS thread in a wait libgmp's
+ * cancellation cannot interrupt, so a G tries and sleeps (parked on a
+ * timer) between tries, 20 us at first, doubling up to 1 ms. try(arg) returns 0 or an
  * error number; `busy` means try again. Returns try's result, ETIMEDOUT
  * at the deadline (CLOCK_MONOTONIC ns, 0: none), or when interruptible,
  * EINTR after a signal handler ran (and a pending cancellation acts).

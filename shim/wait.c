@@ -15,24 +15,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-/* Run `call` as a blocking system call of the calling G (after acting on
- * a pending cancellation when `cancel`). */
-#define BLOCKING(T, cancel, call) ({ \
-	struct g *gp_ = getg(); \
-	T r_; \
-	if (gp_) { \
-		if (cancel) \
-			gmp_testcancel(gp_); \
-		g_syscall_enter(); \
-		r_ = (call); \
-		int e_ = errno; \
-		g_syscall_exit(); \
-		errno = e_; \
-	} else { \
-		r_ = (call); \
-	} \
-	r_; \
-})
+#define BLOCKING GMP_BLOCKING
 
 GMP_EXPORT pid_t wait(int *status)
 {

@@ -1,0 +1,90 @@
+/*
+ * shim/blocking.c — calls that may block and cannot be polled, made as
+ * system calls of the G (GMP_BLOCKING: its P is handed on while it waits):
+ * flock, lockf, fsync, fdatasync, and System V IPC waits (msgrcv, msgsnd,
+ * semop, semtimedop). Their non-blocking forms (LOCK_NB, F_TLOCK/F_TEST,
+ * IPC_NOWAIT) go straight to glibc, as do threads that are not Gs.
+ * Cancellation points as in glibc: lockf(F_LOCK), fsync, fdatasync,
+ * msgrcv, msgsnd.
+ *
+ * Only calls that run no code of the program's or of other libraries
+ * belong here: between g_syscall_enter and g_syscall_exit the G holds no
+ * P and must not come back into libgmp (name resolution, which runs NSS
+ * modules, is not here for that reason).
+ */
+#include "preload/runtime.h"
+#include "core/sched.h"
+
+#include <errno.h>
+#include <sys/file.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <unistd.h>
+
+GMP_EXPORT int flock(int fd, int op)
+{
+	GMP_ENTRY(flock, fd, op);
+	if (op & LOCK_NB)
+		return real_flock(fd, op);
+	return GMP_BLOCKING(int, false, real_flock(fd, op));
+}
+
+GMP_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+	GMP_ENTRY(lockf, fd, cmd, len);
+	if (cmd != F_LOCK)
+		return real_lockf(fd, cmd, len);
+	return GMP_BLOCKING(int, true, real_lockf(fd, cmd, len));
+}
+
+GMP_EXPORT int fsync(int fd)
+{
+	GMP_ENTRY(fsync, fd);
+	return GMP_BLOCKING(int, true, real_fsync(fd));
+}
+
+GMP_EXPORT int fdatasync(int fd)
+{
+	GMP_ENTRY(fdatasync, fd);
+	return GMP_BLOCKING(int, true, real_fdatasync(fd));
+}
+
+GMP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
+{
+	GMP_ENTRY(msgrcv, id, msg, size, type, flags);
+	if (flags & IPC_NOWAIT)
+		return real_msgrcv(id, msg, size, type, flags);
+	return GMP_BLOCKING(ssize_t, true, real_msgrcv(id, msg, size, type, flags));
+}
+
+GMP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
+{
+	GMP_ENTRY(msgsnd, id, msg, size, flags);
+	if (flags & IPC_NOWAIT)
+		return real_msgsnd(id, msg, size, flags);
+	return GMP_BLOCKING(int, true, real_msgsnd(id, msg, size, flags));
+}
+
+static bool all_nowait(const struct sembuf *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(ops[i].sem_flg & IPC_NOWAIT))
+			return false;
+	return true;
+}
+
+GMP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+	GMP_ENTRY(semop, id, ops, n);
+	if (all_nowait(ops, n))
+		return real_semop(id, ops, n);
+	return GMP_BLOCKING(int, false, real_semop(id, ops, n));
+}
+
+GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *t)
+{
+	GMP_ENTRY(semtimedop, id, ops, n, t);
+	if (all_nowait(ops, n))
+		return real_semtimedop(id, ops, n, t);
+	return GMP_BLOCKING(int, false, real_semtimedop(id, ops, n, t));
+}

@@ -1,0 +1,193 @@
+/*
+ * tests/progs/blocked_calls.c — a thread blocked in a call that cannot be
+ * polled leaves the other threads running. For each call, one thread
+ * blocks in it, and another makes 1,000 steps of progress and only then
+ * does what ends the wait. If the blocked thread's OS thread kept the
+ * only processor, the other would never run and the program would hang
+ * (the test's timeout fails it). Calls: waitpid and waitid (a child
+ * shell reads a line from a pipe), system() (the same, inside glibc),
+ * semop and msgrcv (System V IPC), flock. Prints PASS.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static atomic_int waiting, progress;
+static void (*release)(void);
+
+/* the other thread: progress, then release the blocked one */
+static void *worker(void *arg)
+{
+	while (!atomic_load(&waiting))
+		sched_yield();
+	for (int i = 0; i < 1000; i++) {
+		atomic_fetch_add(&progress, 1);
+		sched_yield();
+	}
+	release();
+	return arg;
+}
+
+/* Run blocker (which sets `waiting` right before it blocks) against the
+ * worker, and report. */
+static void run(const char *what, void *(*blocker)(void *), void (*rel)(void))
+{
+	atomic_store(&waiting, 0);
+	atomic_store(&progress, 0);
+	release = rel;
+	pthread_t b, w;
+	CHECK(pthread_create(&b, NULL, blocker, NULL) == 0, "create");
+	CHECK(pthread_create(&w, NULL, worker, NULL) == 0, "create");
+	CHECK(pthread_join(b, NULL) == 0 && pthread_join(w, NULL) == 0, "join");
+	CHECK(atomic_load(&progress) == 1000, "%s: progress %d", what, atomic_load(&progress));
+	printf("%s: the other thread made %d steps meanwhile\n", what, atomic_load(&progress));
+}
+
+/* ---- child processes ---- */
+
+static int fds[2];
+static pid_t child;
+
+static void write_line(void)
+{
+	CHECK(write(fds[1], "go\n", 3) == 3, "write");
+}
+
+static void spawn_reader(void)
+{
+	CHECK(pipe(fds) == 0, "pipe");
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	char *argv[] = {"/bin/sh", "-c", "read x", NULL};
+	CHECK(posix_spawn(&child, "/bin/sh", &fa, NULL, argv, environ) == 0, "posix_spawn");
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[0]);
+}
+
+static void *by_waitpid(void *arg)
+{
+	int st = 0;
+	atomic_store(&waiting, 1);
+	pid_t r = waitpid(child, &st, 0);
+	CHECK(r == child && WIFEXITED(st) && WEXITSTATUS(st) == 0, "waitpid %d", (int)r);
+	return arg;
+}
+
+static void *by_waitid(void *arg)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	atomic_store(&waiting, 1);
+	CHECK(waitid(P_PID, (id_t)child, &si, WEXITED) == 0 && si.si_pid == child, "waitid");
+	return arg;
+}
+
+static void *by_system(void *arg)
+{
+	atomic_store(&waiting, 1);
+	int r = system("read x <&3");
+	CHECK(r == 0, "system: %d", r);
+	return arg;
+}
+
+/* ---- System V IPC ---- */
+
+static int semid, msqid;
+
+static void sem_up(void)
+{
+	struct sembuf op = {.sem_num = 0, .sem_op = 1};
+	CHECK(semop(semid, &op, 1) == 0, "semop +1");
+}
+
+static void *by_semop(void *arg)
+{
+	struct sembuf op = {.sem_num = 0, .sem_op = -1};
+	atomic_store(&waiting, 1);
+	CHECK(semop(semid, &op, 1) == 0, "semop -1: %s", strerror(errno));
+	return arg;
+}
+
+struct msg {
+	long type;
+	char text[8];
+};
+
+static void msg_send(void)
+{
+	struct msg m = {.type = 1, .text = "go"};
+	CHECK(msgsnd(msqid, &m, sizeof m.text, 0) == 0, "msgsnd");
+}
+
+static void *by_msgrcv(void *arg)
+{
+	struct msg m;
+	atomic_store(&waiting, 1);
+	CHECK(msgrcv(msqid, &m, sizeof m.text, 1, 0) == (ssize_t)sizeof m.text, "msgrcv: %s",
+	      strerror(errno));
+	return arg;
+}
+
+/* ---- flock ---- */
+
+static int lockfd1, lockfd2;
+
+static void unlock_file(void)
+{
+	CHECK(flock(lockfd1, LOCK_UN) == 0, "flock LOCK_UN");
+}
+
+static void *by_flock(void *arg)
+{
+	atomic_store(&waiting, 1);
+	CHECK(flock(lockfd2, LOCK_EX) == 0, "flock LOCK_EX: %s", strerror(errno));
+	return arg;
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	spawn_reader();
+	run("waitpid", by_waitpid, write_line);
+	close(fds[1]);
+	spawn_reader();
+	run("waitid", by_waitid, write_line);
+	close(fds[1]);
+	CHECK(pipe(fds) == 0 && dup2(fds[0], 3) == 3, "pipe");
+	run("system", by_system, write_line);
+	close(fds[1]);
+
+	semid = semget(IPC_PRIVATE, 1, 0600);
+	msqid = msgget(IPC_PRIVATE, 0600);
+	CHECK(semid >= 0 && msqid >= 0, "semget/msgget: %s", strerror(errno));
+	run("semop", by_semop, sem_up);
+	run("msgrcv", by_msgrcv, msg_send);
+	semctl(semid, 0, IPC_RMID);
+	msgctl(msqid, IPC_RMID, NULL);
+
+	char path[] = "/tmp/gmp-flock-XXXXXX";
+	lockfd1 = mkstemp(path);
+	lockfd2 = open(path, O_RDWR);
+	CHECK(lockfd1 >= 0 && lockfd2 >= 0 && flock(lockfd1, LOCK_EX) == 0, "flock setup");
+	run("flock", by_flock, unlock_file);
+	unlink(path);
+	printf("PASS blocked_calls\n");
+	return 0;
+}
