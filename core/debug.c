@@ -19,6 +19,11 @@ void debug_stats(struct rt_stats *st)
 		sw += sched.allp[i]->nswitch;
 	st->switches = sw;
 	st->steals = ld_rlx(&sched.nsteal);
+	uint64_t sc = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++)
+		sc += ld_rlx(&sched.allp[i]->syscalltick);
+	st->syscalls = sc;
+	st->retakes = ld_rlx(&sched.nretake);
 	st->gomaxprocs = sched.gomaxprocs;
 }
 
@@ -34,10 +39,10 @@ void debug_schedtrace(bool detail)
 		threads++;
 	n = rt_snprintf(line, sizeof line,
 			"SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
-			"idlethreads=%d runqueue=%d gs=%ld [",
+			"idlethreads=%d runqueue=%d gs=%ld retakes=%lu [",
 			(long)ms, sched.gomaxprocs, ld_rlx(&sched.npidle), threads + sysmon_running(),
 			ld_rlx(&sched.nmspinning), idle, ld_rlx(&sched.runqsize),
-			(long)ld_rlx(&sched.nlive));
+			(long)ld_rlx(&sched.nlive), (unsigned long)ld_rlx(&sched.nretake));
 	for (int i = 0; i < sched.gomaxprocs && n < (int)sizeof line - 16; i++)
 		n += rt_snprintf(line + n, sizeof line - (size_t)n, i ? " %u" : "%u",
 				 runq_len(sched.allp[i]));
@@ -53,8 +58,8 @@ void debug_schedtrace(bool detail)
 	for (int i = 0; i < sched.gomaxprocs; i++) {
 		struct p *pp = sched.allp[i];
 		struct m *mp = pp->m;
-		rt_printf(2, "  P%d: status=%u schedtick=%u m=%d runqsize=%u gfreecnt=%d timerslen=%u\n",
-			  pp->id, ld_rlx(&pp->status), pp->schedtick, mp ? mp->id : -1,
+		rt_printf(2, "  P%d: status=%u schedtick=%u syscalltick=%u m=%d runqsize=%u gfreecnt=%d timerslen=%u\n",
+			  pp->id, ld_rlx(&pp->status), pp->schedtick, ld_rlx(&pp->syscalltick), mp ? mp->id : -1,
 			  runq_len(pp), pp->ngfree, timers_len(pp));
 	}
 	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink) {

@@ -18,6 +18,8 @@ struct rt_stats {
 	int os_threads;			/* OS threads the runtime started, + main */
 	uint64_t switches;		/* Gs switched in */
 	uint64_t steals;		/* Gs stolen from other Ps */
+	uint64_t syscalls;		/* blocking system calls made by Gs */
+	uint64_t retakes;		/* Ps sysmon took back from system calls */
 	int gomaxprocs;
 };
 void debug_stats(struct rt_stats *st);

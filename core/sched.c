@@ -741,6 +741,7 @@ int sched_retake(int64_t now)
 		uint32_t st = P_SYSCALL;
 		if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
 			n++;
+			xadd(&sched.nretake, 1);
 			handoffp(pp);
 		}
 	}

@@ -163,6 +163,7 @@ struct sched {
 	_Atomic int64_t peaklive;
 	_Atomic uint64_t nsteal;
 	_Atomic uint64_t nswitch;
+	_Atomic uint64_t nretake;	/* Ps sysmon took back from system calls */
 	int64_t start_ns;
 };
 

@@ -67,7 +67,7 @@ static int parse_procs(const char *s)
 }
 
 struct stats {
-	unsigned long long created, switches, steals;
+	unsigned long long created, switches, steals, syscalls, retakes;
 	long long peak;
 	int os_threads, procs;
 };
@@ -83,9 +83,9 @@ static int read_stats(const char *path, pid_t pid, struct stats *st)
 	while (fgets(line, sizeof line, f)) {
 		int p;
 		if (sscanf(line, "pid=%d threads_created=%llu peak_threads=%lld peak_os_threads=%d "
-				 "context_switches=%llu steals=%llu gomaxprocs=%d",
+				 "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu",
 			   &p, &st->created, &st->peak, &st->os_threads, &st->switches, &st->steals,
-			   &st->procs) == 7 &&
+			   &st->procs, &st->syscalls, &st->retakes) == 9 &&
 		    p == pid)
 			found = 1;
 	}
@@ -185,8 +185,10 @@ int main(int argc, char **argv)
 	else if (stats == 2)
 		fprintf(stderr,
 			"{\"threads_created\": %llu, \"peak_threads\": %lld, \"peak_os_threads\": %d, "
-			"\"context_switches\": %llu, \"steals\": %llu, \"gomaxprocs\": %d}\n",
-			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs);
+			"\"context_switches\": %llu, \"steals\": %llu, \"gomaxprocs\": %d, "
+			"\"syscalls\": %llu, \"retakes\": %llu}\n",
+			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
+			st.syscalls, st.retakes);
 	else
 		fprintf(stderr,
 			"gmprun: threads created:   %llu\n"
@@ -194,8 +196,11 @@ int main(int argc, char **argv)
 			"gmprun: peak OS threads:   %d\n"
 			"gmprun: context switches:  %llu\n"
 			"gmprun: steals:            %llu\n"
-			"gmprun: processors:        %d\n",
-			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs);
+			"gmprun: processors:        %d\n"
+			"gmprun: blocking syscalls: %llu\n"
+			"gmprun: Ps retaken:        %llu\n",
+			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
+			st.syscalls, st.retakes);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 /* Run a program under libgmp; require exit 0 and a line starting with
@@ -311,9 +312,23 @@ Test(compat, blocked_calls_leave_others_running, .timeout = 60)
 {
 	static const char *const calls[] = {"waitpid", "waitid", "system", "semop", "msgrcv",
 					    "flock"};
+	char stats[64], statsenv[80];
+	snprintf(stats, sizeof stats, "/tmp/gmp-blocked-%d.stats", (int)getpid());
+	snprintf(statsenv, sizeof statsenv, "GMP_STATS=%s", stats);
 	for (int k = 0; k < 2; k++) {
-		const char *const env[] = {k ? "GMPMAXPROCS=1" : "GMPMAXPROCS=2", NULL};
+		unlink(stats);
+		const char *const env[] = {k ? "GMPMAXPROCS=1" : "GMPMAXPROCS=2", statsenv, NULL};
 		struct run r = expect_pass("blocked_calls", NULL, env, 25);
+		/* with one processor, sysmon must have taken it back (it says so
+		 * in the statistics gmprun --stats shows) */
+		if (k) {
+			FILE *f = fopen(stats, "r");
+			char line[512] = "";
+			cr_assert(f && fgets(line, sizeof line, f), "no statistics line");
+			fclose(f);
+			const char *rt = strstr(line, "retakes=");
+			cr_assert(rt && atoll(rt + 8) > 0, "no P retaken: %s", line);
+		}
 		for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
 			char line[128];
 			snprintf(line, sizeof line, "%s: the other thread made 1000 steps meanwhile",
@@ -322,4 +337,5 @@ Test(compat, blocked_calls_leave_others_running, .timeout = 60)
 		}
 		run_free(&r);
 	}
+	unlink(stats);
 }
