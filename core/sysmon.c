@@ -93,11 +93,11 @@ static void *sysmon_main(void *arg)
 	int64_t period = (int64_t)rt_cfg.schedtrace_ms * 1000000;
 	int64_t next_trace = period ? rt_nanotime() + period : 0;
 
-	/* Between 20 us and 10 ms between rounds: back to 20 us after a
-	 * round that retook a P, doubling otherwise. With every P idle there
+	/* Between 20 us and 10 ms between rounds (below). With every P idle there
 	 * is nothing to watch: sleep until kicked (a system call, a spawn, a
 	 * signal) or the next trace. */
 	int64_t delay = SYSCALL_RETAKE_NS;
+	int idle = 0;
 	for (;;) {
 		note_clear(&sysmon_note);
 		serve_spawns();
@@ -109,7 +109,13 @@ static void *sysmon_main(void *arg)
 			if (next_trace < now)
 				next_trace = now + period;
 		}
+		/* as Go's sysmon: 20 us rounds until 50 in a row found nothing
+		 * to retake (1 ms), then doubling */
 		if (sched_retake(now))
+			idle = 0;
+		else
+			idle++;
+		if (idle <= 50)
 			delay = SYSCALL_RETAKE_NS;
 		else if (delay < 10000000)
 			delay *= 2;
@@ -124,8 +130,10 @@ static void *sysmon_main(void *arg)
 			sleep = next_trace - now;
 		note_tsleep(&sysmon_note, sleep);
 		st_rlx(&sysmon_deep, 0);
-		if (sleep < 0)
+		if (sleep < 0) {
 			delay = SYSCALL_RETAKE_NS;
+			idle = 0;
+		}
 	}
 	return NULL;
 }
