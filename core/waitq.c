@@ -122,9 +122,12 @@ static void unlink_node(struct wq_bucket *b, struct waiter *w)
 	b->nwait--;
 }
 
-void wq_push(struct wq_bucket *b, struct waiter *w, const void *addr, bool lifo)
+void wq_push(struct wq_bucket *b, struct waiter *w, const void *addr, uint32_t bitset,
+	     int64_t deadline, bool lifo)
 {
 	struct g *gp = getg();
+	w->bitset = bitset;
+	w->deadline = deadline;
 	w->g = gp;
 	w->seq = gp ? g_arm(gp) : 0;
 	w->ticket = 0;
@@ -302,10 +305,7 @@ int wq_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint32_t bitset, int64_t
 		return EAGAIN;
 	}
 	struct waiter w;
-	w.bitset = bitset;
-	w.tag = 0;
-	w.deadline = deadline;
-	wq_push(b, &w, addr, false);
+	wq_push(b, &w, addr, bitset, deadline, false);
 	int r = wq_wait(b, &w, reason);
 	if (r)
 		wq_unlock(w.b);

@@ -59,8 +59,9 @@ struct waiter {
 	struct waiter *qnext;		/* queue heads: next address's head */
 	struct waiter *tail;		/* queue heads: last node */
 	int64_t deadline;		/* CLOCK_MONOTONIC ns, 0 = none */
-	uint32_t bitset;		/* futex bitset; WQ_BITSET_ANY otherwise */
-	uint32_t tag;			/* the object's: reader/writer ... */
+	/* futex bitset, or the object's kind of waiter (reader/writer);
+	 * WQ_BITSET_ANY otherwise */
+	uint32_t bitset;
 	uint32_t ticket;		/* written by the waker before wq_wake */
 	bool queued;			/* on a queue; under the lock */
 	/* 1 once the waker is done with the node; a waiter that is not a G
@@ -93,11 +94,13 @@ void wq_unlock2(struct wq_bucket *b1, struct wq_bucket *b2);
 
 /*
  * Queue the calling thread's node w for addr (b locked, b = its bucket):
- * at the back, or at the front when lifo. Fills in w's owner (the calling
- * G, armed for a wake-up, or none) and resets ticket/done. bitset and tag
- * are the caller's to set before. Valid TLS (a G or another thread).
+ * at the back, or at the front when lifo, with its bitset and deadline
+ * (CLOCK_MONOTONIC ns, 0: none) for wq_wait. Fills in the rest of w: its
+ * owner (the calling G, armed for a wake-up, or none), ticket, done.
+ * Valid TLS (a G or another thread).
  */
-void wq_push(struct wq_bucket *b, struct waiter *w, const void *addr, bool lifo);
+void wq_push(struct wq_bucket *b, struct waiter *w, const void *addr, uint32_t bitset,
+	     int64_t deadline, bool lifo);
 
 /* Under b's lock: the first waiter of addr (not removed), or NULL. */
 struct waiter *wq_peek(struct wq_bucket *b, const void *addr);

@@ -80,10 +80,7 @@ GMP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	uint32_t round = g->round;
 	for (;;) {
 		struct waiter w;
-		w.bitset = WQ_BITSET_ANY;
-		w.tag = 0;
-		w.deadline = 0;
-		wq_push(q, &w, b, false);
+		wq_push(q, &w, b, WQ_BITSET_ANY, 0, false);
 		if (!wq_wait(q, &w, WAIT_BARRIER))
 			return 0;
 		/* a signal: run it, then wait on unless the round is over */

@@ -146,11 +146,8 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 		return e;
 
 	struct waiter w;
-	w.bitset = WQ_BITSET_ANY;
-	w.tag = 0;
-	w.deadline = deadline;
 	struct wq_bucket *b = wq_lock(c);
-	wq_push(b, &w, c, false);
+	wq_push(b, &w, c, WQ_BITSET_ANY, deadline, false);
 	xadd(nwait(c), 1u);
 	wq_unlock(b);
 

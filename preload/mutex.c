@@ -72,12 +72,6 @@ static inline void set_owner(pthread_mutex_t *m, int id)
 	__atomic_store_n(&m->__data.__owner, id, __ATOMIC_RELAXED);
 }
 
-int sync_self_id(void)
-{
-	struct g *gp = getg();
-	return gp ? g_tid(gp) : os_gettid();
-}
-
 
 /* --- the lock --------------------------------------------------------------- */
 
@@ -140,14 +134,11 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 		}
 		awoke = false;
 		struct waiter w;
-		w.bitset = WQ_BITSET_ANY;
-		w.tag = 0;
-		w.deadline = deadline;
 		/* one that waited before goes back to the front */
 		bool lifo = wait_start != 0;
 		if (!wait_start)
 			wait_start = rt_nanotime();
-		wq_push(b, &w, m, lifo);
+		wq_push(b, &w, m, WQ_BITSET_ANY, deadline, lifo);
 		int r = wq_wait(b, &w, WAIT_MUTEX);
 		if (r) {
 			/* left the queue by itself: a timeout, or a signal */

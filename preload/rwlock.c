@@ -146,12 +146,9 @@ static int lock_slow(pthread_rwlock_t *rw, bool writer, int64_t deadline)
 		if (!(s & RW_WAITERS) && !cas(st, &s, s | RW_WAITERS))
 			continue;
 		struct waiter w;
-		w.bitset = writer ? TAG_WRITER : TAG_READER;
-		w.tag = 0;
-		w.deadline = deadline;
 		if (writer)
 			rw->__data.__writers++;
-		wq_push(b, &w, rw, false);
+		wq_push(b, &w, rw, writer ? TAG_WRITER : TAG_READER, deadline, false);
 		int r = wq_wait(b, &w, WAIT_RWLOCK);
 		if (!r)
 			return 0;	/* handed over by an unlocker */

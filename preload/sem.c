@@ -143,10 +143,7 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 			return -1;
 		}
 		struct waiter w;
-		w.bitset = WQ_BITSET_ANY;
-		w.tag = 0;
-		w.deadline = deadline;
-		wq_push(b, &w, s, false);
+		wq_push(b, &w, s, WQ_BITSET_ANY, deadline, false);
 		int r = wq_wait(b, &w, WAIT_SEM);
 		if (r) {
 			xadd(&g->nwait, -1u);

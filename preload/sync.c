@@ -2,12 +2,19 @@
  * preload/sync.c — helpers shared by the synchronization objects.
  */
 #include "preload/sync.h"
+#include "core/os.h"
 #include "core/sched.h"
 
 #include <errno.h>
 
 #define POLL_MIN_NS 20000
 #define POLL_MAX_NS 1000000
+
+int sync_self_id(void)
+{
+	struct g *gp = getg();
+	return gp ? g_tid(gp) : os_gettid();
+}
 
 int sync_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline)
 {

@@ -15,12 +15,10 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#define BLOCKING GMP_BLOCKING
-
 GMP_EXPORT pid_t wait(int *status)
 {
 	GMP_ENTRY(wait, status);
-	return BLOCKING(pid_t, true, real_wait(status));
+	return GMP_BLOCKING(pid_t, true, real_wait(status));
 }
 
 GMP_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
@@ -28,7 +26,7 @@ GMP_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 	GMP_ENTRY(waitpid, pid, status, options);
 	if (options & WNOHANG)
 		return real_waitpid(pid, status, options);
-	return BLOCKING(pid_t, true, real_waitpid(pid, status, options));
+	return GMP_BLOCKING(pid_t, true, real_waitpid(pid, status, options));
 }
 
 GMP_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
@@ -36,7 +34,7 @@ GMP_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 	GMP_ENTRY(wait3, status, options, ru);
 	if (options & WNOHANG)
 		return real_wait3(status, options, ru);
-	return BLOCKING(pid_t, true, real_wait3(status, options, ru));
+	return GMP_BLOCKING(pid_t, true, real_wait3(status, options, ru));
 }
 
 GMP_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
@@ -44,7 +42,7 @@ GMP_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	GMP_ENTRY(wait4, pid, status, options, ru);
 	if (options & WNOHANG)
 		return real_wait4(pid, status, options, ru);
-	return BLOCKING(pid_t, true, real_wait4(pid, status, options, ru));
+	return GMP_BLOCKING(pid_t, true, real_wait4(pid, status, options, ru));
 }
 
 GMP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
@@ -52,11 +50,11 @@ GMP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	GMP_ENTRY(waitid, idtype, id, info, options);
 	if (options & WNOHANG)
 		return real_waitid(idtype, id, info, options);
-	return BLOCKING(int, true, real_waitid(idtype, id, info, options));
+	return GMP_BLOCKING(int, true, real_waitid(idtype, id, info, options));
 }
 
 GMP_EXPORT int system(const char *cmd)
 {
 	GMP_ENTRY(system, cmd);
-	return BLOCKING(int, false, real_system(cmd));
+	return GMP_BLOCKING(int, false, real_system(cmd));
 }
