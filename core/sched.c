@@ -564,6 +564,14 @@ struct p *sched_my_p(void)
 	return me && me->m ? me->m->p : NULL;
 }
 
+/* Put a RUNNABLE G at the back of the global queue. */
+static void globrunq_put(struct g *gp)
+{
+	rt_lock(&sched.lock);
+	globrunq_put_locked(gp);
+	rt_unlock(&sched.lock);
+}
+
 /* Queue a RUNNABLE G on pp (NULL: the global queue) and wake an M. */
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
@@ -572,9 +580,7 @@ static void put_runnable(struct g *gp, struct p *pp, bool next)
 		sched_wakep();
 		return;
 	}
-	rt_lock(&sched.lock);
-	globrunq_put_locked(gp);
-	rt_unlock(&sched.lock);
+	globrunq_put(gp);
 	/*
 	 * As Go's injectglist without a P: start an M for an idle P even if
 	 * one is spinning. The spinning protocol covers local queues only: a
@@ -616,9 +622,7 @@ static void gosched_m(void *arg)
 
 	g_casstatus(gp, G_RUNNING, G_RUNNABLE);
 	dropg(mp, gp);
-	rt_lock(&sched.lock);
-	globrunq_put_locked(gp);
-	rt_unlock(&sched.lock);
+	globrunq_put(gp);
 	schedule(mp);
 }
 
@@ -637,13 +641,10 @@ static void goyield_m(void *arg)
 
 	g_casstatus(gp, G_RUNNING, G_RUNNABLE);
 	dropg(mp, gp);
-	if (gp->lockedm) {
-		rt_lock(&sched.lock);
-		globrunq_put_locked(gp);
-		rt_unlock(&sched.lock);
-	} else {
+	if (gp->lockedm)
+		globrunq_put(gp);
+	else
 		runq_put(mp->p, gp, false);
-	}
 	schedule(mp);
 }
 
@@ -660,7 +661,8 @@ void g_syscall_enter(void)
 	struct g *gp = getg();
 	struct m *mp = gp->m;
 	struct p *pp = mp->p;
-	xadd(&pp->syscalltick, 1u);
+	/* only the owner writes it: no locked instruction */
+	st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
 	mp->oldp = pp;
 	mp->p = NULL;
 	pp->m = NULL;

@@ -152,10 +152,12 @@ struct waiter *wq_pop(struct wq_bucket *b, const void *addr, uint32_t bitset)
 	return NULL;
 }
 
-struct waiter *wq_pop_all(struct wq_bucket *b, const void *addr)
+struct waiter *wq_pop_all(struct wq_bucket *b, const void *addr, uint32_t *count)
 {
 	struct waiter **link;
 	struct waiter *h = find_head(b, (uintptr_t)addr, &link);
+	if (count)
+		*count = 0;
 	if (!h)
 		return NULL;
 	*link = h->qnext;
@@ -165,6 +167,8 @@ struct waiter *wq_pop_all(struct wq_bucket *b, const void *addr)
 		n++;
 	}
 	b->nwait -= n;
+	if (count)
+		*count = (uint32_t)n;
 	return h;
 }
 

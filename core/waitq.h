@@ -108,8 +108,9 @@ struct waiter *wq_peek(struct wq_bucket *b, const void *addr);
  * meets `bitset`, or NULL. */
 struct waiter *wq_pop(struct wq_bucket *b, const void *addr, uint32_t bitset);
 /* Under b's lock: remove every waiter of addr; returns the first, the rest
- * follow through ->next (read it before waking the node). */
-struct waiter *wq_pop_all(struct wq_bucket *b, const void *addr);
+ * follow through ->next (read it before waking the node), and their
+ * number in *n when n is not NULL. */
+struct waiter *wq_pop_all(struct wq_bucket *b, const void *addr, uint32_t *n);
 /* Under b's lock: does addr have waiters? */
 static inline bool wq_empty(struct wq_bucket *b, const void *addr)
 {

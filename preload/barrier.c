@@ -72,7 +72,7 @@ GMP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	if (++g->arrived == g->count) {
 		g->arrived = 0;
 		g->round++;
-		struct waiter *list = wq_pop_all(q, b);
+		struct waiter *list = wq_pop_all(q, b, NULL);
 		wq_unlock(q);
 		wq_wake_list(list);
 		return PTHREAD_BARRIER_SERIAL_THREAD;

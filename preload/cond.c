@@ -85,10 +85,8 @@ GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 	if (!__atomic_load_n(nwait(c), __ATOMIC_SEQ_CST))
 		return 0;
 	struct wq_bucket *b = wq_lock(c);
-	struct waiter *list = wq_pop_all(b, c);
-	uint32_t n = 0;
-	for (struct waiter *w = list; w; w = w->next)
-		n++;
+	uint32_t n;
+	struct waiter *list = wq_pop_all(b, c, &n);
 	xadd(nwait(c), -n);
 	wq_unlock(b);
 	wq_wake_list(list);

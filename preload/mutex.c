@@ -358,8 +358,11 @@ int mutex_check_owner(pthread_mutex_t *m)
  */
 #define KIND_PP 64
 
-static int pp_dedicate(struct g *gp)
+static int pp_dedicate(pthread_mutex_t *m)
 {
+	struct g *gp = getg();
+	if (!gp || !(__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP))
+		return 0;
 	if (!gp->lockedm) {
 		rt_lock(&gp->lock);
 		int err = gp->lockedm ? 0 : m_new_locked(gp, NULL, 0);
@@ -380,12 +383,9 @@ static int pp_dedicate(struct g *gp)
 
 static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
-	struct g *gp = getg();
-	if (gp && (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP)) {
-		int err = pp_dedicate(gp);
-		if (err)
-			return err;
-	}
+	int err = pp_dedicate(m);
+	if (err)
+		return err;
 	/* glibc may block the OS thread: as a system call, whose P is handed
 	 * on (the holder may be queued on it) */
 	if (!abs)
@@ -438,13 +438,8 @@ GMP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	GMP_ENTRY(pthread_mutex_trylock, m);
 	if (unlikely(glibcs(m))) {
-		struct g *gp = getg();
-		if (gp && (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP)) {
-			int err = pp_dedicate(gp);
-			if (err)
-				return err;
-		}
-		return real_pthread_mutex_trylock(m);
+		int err = pp_dedicate(m);
+		return err ? err : real_pthread_mutex_trylock(m);
 	}
 	int type = mtype(m);
 	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)

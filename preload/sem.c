@@ -169,11 +169,39 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 	}
 }
 
-/* A semaphore that is glibc's (process-shared, named): a G polls it
- * (sync_poll) instead of blocking its OS thread. */
-static int try_glibc(void *s)
+/*
+ * A semaphore that is glibc's (process-shared, named): glibc's sem_wait
+ * would block the OS thread in a wait libgmp's cancellation cannot
+ * interrupt, so a G tries and sleeps (parked on a timer) between tries,
+ * 20 us at first, doubling up to 1 ms. Returns 0, ETIMEDOUT at the
+ * deadline (0: none), or EINTR after a signal handler ran; a pending
+ * cancellation acts.
+ */
+#define POLL_MIN_NS 20000
+#define POLL_MAX_NS 1000000
+
+static int poll_glibc(sem_t *s, int64_t deadline)
 {
-	return real_sem_trywait(s) == 0 ? 0 : errno;
+	struct g *gp = getg();
+	int64_t pause = POLL_MIN_NS;
+	for (;;) {
+		if (real_sem_trywait(s) == 0)
+			return 0;
+		if (errno != EAGAIN)
+			return errno;
+		int64_t now = rt_nanotime();
+		if (deadline && now >= deadline)
+			return ETIMEDOUT;
+		int64_t until = now + pause;
+		if (deadline && until > deadline)
+			until = deadline;
+		gmp_sleep_until(until);
+		gmp_testcancel(gp);
+		if (gmp_sig_deliver(gp))
+			return EINTR;
+		if (pause < POLL_MAX_NS)
+			pause *= 2;
+	}
 }
 
 static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
@@ -189,7 +217,7 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 		return -1;
 	}
 	gmp_testcancel(getg());
-	int r = sync_poll(try_glibc, s, EAGAIN, deadline, true);
+	int r = poll_glibc(s, deadline);
 	if (r) {
 		errno = r;
 		return -1;

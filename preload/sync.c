@@ -7,9 +7,6 @@
 
 #include <errno.h>
 
-#define POLL_MIN_NS 20000
-#define POLL_MAX_NS 1000000
-
 int sync_self_id(void)
 {
 	struct g *gp = getg();
@@ -50,28 +47,4 @@ void sync_interrupted(void)
 	 * anywhere */
 	if (gp->canceltype == PTHREAD_CANCEL_ASYNCHRONOUS)
 		gmp_testcancel(gp);
-}
-
-int sync_poll(int (*try)(void *), void *arg, int busy, int64_t deadline, bool interruptible)
-{
-	struct g *gp = getg();
-	int64_t pause = POLL_MIN_NS;
-	for (;;) {
-		int r = try(arg);
-		if (r != busy)
-			return r;
-		int64_t now = rt_nanotime();
-		if (deadline && now >= deadline)
-			return ETIMEDOUT;
-		int64_t until = now + pause;
-		if (deadline && until > deadline)
-			until = deadline;
-		gmp_sleep_until(until);
-		if (interruptible)
-			gmp_testcancel(gp);
-		if (gmp_sig_deliver(gp) && interruptible)
-			return EINTR;
-		if (pause < POLL_MAX_NS)
-			pause *= 2;
-	}
 }

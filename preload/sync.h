@@ -40,18 +40,6 @@ static inline bool sync_clock_ok(clockid_t clk)
  * signals routed to the caller. */
 void sync_interrupted(void);
 
-/*
- * A G waiting for a semaphore that is glibc's (process-shared, named):
- * glibc's sem_wait would block the OS thread in a wait libgmp's
- * cancellation cannot interrupt, so a G tries and sleeps (parked on a
- * timer) between tries, 20 us at first, doubling up to 1 ms. try(arg) returns 0 or an
- * error number; `busy` means try again. Returns try's result, ETIMEDOUT
- * at the deadline (CLOCK_MONOTONIC ns, 0: none), or when interruptible,
- * EINTR after a signal handler ran (and a pending cancellation acts).
- * Signal handlers for the G run between tries in every case. Gs only.
- */
-int sync_poll(int (*try)(void *), void *arg, int busy, int64_t deadline, bool interruptible);
-
 /* mutex.c, for condvars: may the caller unlock m (EPERM if it is an
  * error-checking or recursive mutex the caller does not own)? Then the
  * unlock and the relock around the wait. A G that has queued itself
