@@ -6,8 +6,13 @@
 # bench/results.md; it is not part of `make check`. `make check` runs only
 # bench/smoke.sh: every workload once under libgmp with tiny sizes, checking
 # that it completes and prints its RESULT line (no timing is judged there).
+#
+# echo_load is the load generator for echo_server: both runners start it
+# plainly (never under libgmp), so that only the server differs.
 BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent bench/maxthreads \
-	bench/cond_pingpong bench/mutex_uncontended bench/mutex_contention bench/prodcons
+	bench/cond_pingpong bench/mutex_uncontended bench/mutex_contention bench/prodcons \
+	bench/pipe_pingpong bench/echo_server bench/echo_load bench/file_compute \
+	bench/syscall_latency
 check_PROGRAMS += $(BENCH_PROGS)
 bench_create_join_LDADD = -lpthread
 bench_burst_LDADD = -lpthread
@@ -20,6 +25,11 @@ bench_cond_pingpong_LDADD = -lpthread
 bench_mutex_uncontended_LDADD = -lpthread
 bench_mutex_contention_LDADD = -lpthread
 bench_prodcons_LDADD = -lpthread
+bench_pipe_pingpong_LDADD = -lpthread
+bench_echo_server_LDADD = -lpthread
+bench_echo_load_LDADD = -lpthread
+bench_file_compute_LDADD = -lpthread
+bench_syscall_latency_LDADD = -lpthread
 EXTRA_DIST += bench/bench.h bench/run.sh bench/smoke.sh bench/README.md bench/results.md
 
 TESTS += bench/smoke.sh

@@ -15,18 +15,21 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
-/* A number from /proc/self/status ("Threads", "VmRSS", "VmHWM"), or -1. */
-static inline long status_field(const char *key)
+/* A number from a /proc/<pid>/status file ("Threads", "VmRSS", "VmHWM"),
+ * or -1 (no such file or field). */
+static inline long status_file_field(const char *path, const char *key)
 {
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen(path, "r");
 	char line[256];
 	long v = -1;
 	size_t kl = strlen(key);
@@ -37,6 +40,12 @@ static inline long status_field(const char *key)
 			v = atol(line + kl + 1);
 	fclose(f);
 	return v;
+}
+
+/* The same from /proc/self/status. */
+static inline long status_field(const char *key)
+{
+	return status_file_field("/proc/self/status", key);
 }
 
 static inline double now_sec(void)
@@ -198,6 +207,24 @@ static inline long sampler_stop(struct sampler *s)
 	pthread_join(s->t, NULL);
 	long n = status_field("Threads");
 	return n > s->peak ? n : s->peak;
+}
+
+/*
+ * Raises the soft limit on open files to the hard one: the socket
+ * workloads hold thousands of descriptors, more than the usual soft limit
+ * of 1,024. Returns the limit now in force (-1 if it cannot be read).
+ */
+static inline long raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > (rlim_t)LONG_MAX ? LONG_MAX : (long)rl.rlim_cur;
 }
 
 #endif

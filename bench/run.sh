@@ -13,14 +13,22 @@
 #   -o FILE          where the report goes (default: results.md next to
 #                    this script); the raw lines also go to FILE's
 #                    directory as results-raw.txt
-#   -p PROCS         GMPMAXPROCS for the libgmp runs (default: libgmp's own)
+#   -p PROCS         GMPMAXPROCS for the libgmp runs (default: libgmp's own);
+#                    a workload may set its own (syscall_latency: 1)
 #   --quick          small sizes, no maxthreads: a check that it all works,
 #                    not numbers to publish
 #   --no-maxthreads  skip the 1,000,000-thread run
 #   --maxthreads-n N threads for maxthreads (default 1,000,000); it runs once
 #                    per library, and under libgmp only when MemAvailable
 #                    covers about 12 KiB per thread
-#   --only LIST      only these workloads (comma-separated)
+#   --only LIST      only these workloads (comma-separated; "echo" names
+#                    both echo_100 and echo_2000)
+#
+# The echo workloads (echo_100, echo_2000: 100 and 2,000 connections) start
+# bench/echo_server in the background, plainly or through gmprun, read the
+# port and pid it prints, drive it with bench/echo_load, which runs plainly
+# in both cases (only the server differs), then end the server by its pid
+# (SIGTERM; SIGKILL if it is still there 5 s later) and wait for it.
 #
 # Needs bash, awk, timeout. BUILDDIR names the build tree (default: the
 # parent of this script's directory).
@@ -39,7 +47,7 @@ maxthreads=1
 max_n=1000000
 only=
 
-usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	-r) reps=$2; shift ;;
@@ -59,12 +67,20 @@ case $reps in ''|*[!0-9]*|0) echo "run.sh: -r wants a positive count" >&2; exit 
 gmprun="$top/gmprun"
 for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleepers" \
 	"$top/bench/concurrent" "$top/bench/maxthreads" "$top/bench/cond_pingpong" \
-	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons"; do
+	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons" \
+	"$top/bench/pipe_pingpong" "$top/bench/echo_server" "$top/bench/echo_load" \
+	"$top/bench/file_compute" "$top/bench/syscall_latency"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
 
-# workload | arguments | timeout (s) | repetitions [| arguments for NPTL]
+# workload | arguments | timeout (s) | repetitions [| arguments for NPTL
+#   [| GMPMAXPROCS for libgmp, over -p]]
+# echo_C's arguments are echo_load's after the port and pid: connections,
+# seconds measured, seconds of warm-up.
+# syscall_latency measures how soon a runnable thread gets the processor of
+# one blocked in a system call: with one processor there is no other to run
+# it on, so its libgmp runs have GMPMAXPROCS=1.
 if [ $quick = 1 ]; then
 	maxthreads=0
 	plan="create_join|5000|60|$reps
@@ -74,7 +90,12 @@ concurrent|10000 200|120|$reps
 cond_pingpong|5000|30|$reps
 mutex_uncontended|2000000|30|$reps
 mutex_contention|100 10000000 100 4,64|30|$reps
-prodcons|50000|30|$reps"
+prodcons|50000|30|$reps
+pipe_pingpong|5000|30|$reps
+echo_100|100 0.5 0.3|30|$reps
+echo_2000|2000 0.5 0.3|60|$reps
+file_compute|16 4 2 30000 8|60|$reps
+syscall_latency|200|30|$reps||1"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
@@ -83,7 +104,12 @@ concurrent|100000 500|300|$reps
 cond_pingpong|100000|60|$reps
 mutex_uncontended|50000000|60|$reps
 mutex_contention|1000 100000000 100 4,64|60|$reps
-prodcons|1000000|60|$reps"
+prodcons|1000000|60|$reps
+pipe_pingpong|100000|60|$reps
+echo_100|100 3 1|60|$reps
+echo_2000|2000 3 1|90|$reps
+file_compute|64 4 2 300000 32|120|$reps
+syscall_latency|2000|60|$reps||1"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -92,37 +118,121 @@ fi
 
 raw=$(dirname "$out")/results-raw.txt
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmp-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# an echo server still running when this script exits is ended too (and
+# ends itself in any case, 30 s after echo_load's timeout)
+trap 'test -s "$tmp/server.pid" && kill "$(cat "$tmp/server.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
 : >"$raw"
 
 mem_avail_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 
 # run_one WORKLOAD MODE REP TIMEOUT ARGS...: one run, one line in $raw:
-#   WORKLOAD MODE REP rc=N RESULT-fields [rt_os_threads=N gomaxprocs=N]
+#   WORKLOAD MODE REP rc=N RESULT-fields [rt_os_threads=N gomaxprocs=N
+#   [rt_syscalls=N rt_retakes=N]] [GMPMAXPROCS=N]
+# The rt_ fields and gomaxprocs are what gmprun --stats=json counted (the
+# blocking system calls and the Ps retaken from them where it says so);
+# the last field says the workload set its own GMPMAXPROCS ($wprocs).
 run_one() {
-	local w=$1 mode=$2 rep=$3 to=$4 rc line extra=
+	local w=$1 mode=$2 rep=$3 to=$4 rc line extra= json
 	shift 4
-	if [ "$mode" = nptl ]; then
-		timeout "$to" "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
-	else
-		timeout "$to" "$gmprun" --stats=json -- "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
-	fi
-	rc=$?
+	: >"$tmp/note"
+	case $w in
+	echo_*) run_echo "$@"; rc=$? ;;
+	*)
+		if [ "$mode" = nptl ]; then
+			timeout "$to" "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
+		else
+			# shellcheck disable=SC2086
+			timeout "$to" env ${wprocs:+GMPMAXPROCS=$wprocs} \
+				"$gmprun" --stats=json -- "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
+		fi
+		rc=$?
+		;;
+	esac
 	line=$(grep -m1 '^RESULT ' "$tmp/out" | sed 's/^RESULT //')
 	if [ "$mode" = libgmp ]; then
-		extra=$(sed -n 's/^{.*"peak_os_threads": \([0-9]*\).*"gomaxprocs": \([0-9]*\)}$/rt_os_threads=\1 gomaxprocs=\2/p' "$tmp/err")
+		json=$(grep '^{' "$tmp/err" | tail -1)
+		extra=$(echo "$json" | sed -n 's/.*"peak_os_threads": \([0-9]*\),.*"gomaxprocs": \([0-9]*\)[,}].*/rt_os_threads=\1 gomaxprocs=\2/p')
+		[ -n "$extra" ] && extra="$extra$(echo "$json" |
+			sed -n 's/.*"syscalls": \([0-9]*\), "retakes": \([0-9]*\).*/ rt_syscalls=\1 rt_retakes=\2/p')"
+		[ -n "$wprocs" ] && extra="$extra GMPMAXPROCS=$wprocs"
 	fi
 	[ $rc -eq 124 ] && line="TIMEOUT after ${to}s $line"
 	[ -z "$line" ] && line="NORESULT $(grep -v '^{' "$tmp/err" | head -3 | tr '\n' ' ')"
+	[ -s "$tmp/note" ] && line="$(cat "$tmp/note") $line"
 	echo "$w $mode $rep rc=$rc $line $extra" | tee -a "$raw" >&2
+}
+
+# The state of process $1 ("R", "S", "Z", ...), empty once it is gone.
+proc_state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
+
+# run_echo CONNS [SECONDS [WARMUP]], from run_one (w, mode, to set there):
+# the server in the background, echo_load against it, the server ended.
+# echo_load's output goes where run_one reads it; a server that did not
+# start or ended by itself is said in $tmp/note, which fails the run.
+run_echo() {
+	local spid pid port pp i st
+	: >"$tmp/srv.out"
+	: >"$tmp/out"
+	: >"$tmp/err"
+	# the server's own bound: it ends itself 30 s after echo_load's timeout
+	if [ "$mode" = nptl ]; then
+		"$top/bench/echo_server" $((to + 30)) >"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
+	else
+		# shellcheck disable=SC2086
+		env ${wprocs:+GMPMAXPROCS=$wprocs} "$gmprun" -- "$top/bench/echo_server" $((to + 30)) \
+			>"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
+	fi
+	spid=$!
+	echo "$spid" >"$tmp/server.pid"
+	# "port N pid P" within 10 s; P is $spid (gmprun execs the program) or,
+	# should a wrapper fork, its child: nothing else is ended below
+	port= pid=
+	for i in $(seq 100); do
+		pp=$(awk 'NR == 1 && NF == 4 && $1 == "port" && $3 == "pid" {print $2, $4}' "$tmp/srv.out")
+		if [ -n "$pp" ]; then
+			port=${pp% *} pid=${pp#* }
+			break
+		fi
+		st=$(proc_state "$spid")
+		[ -z "$st" ] || [ "$st" = Z ] && break
+		sleep 0.1
+	done
+	if [ -n "$pid" ] && [ "$pid" != "$spid" ] &&
+		[ "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" != "$spid" ]; then
+		pid=
+	fi
+	if [ -z "$pid" ]; then
+		echo "SERVER-DID-NOT-START($(head -3 "$tmp/srv.err" | tr '\n' ' '))" >"$tmp/note"
+		pid=$spid
+		rc=99
+	else
+		timeout "$to" "$top/bench/echo_load" "$port" "$pid" "$@" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+	fi
+	st=$(proc_state "$pid")
+	if [ -z "$st" ] || [ "$st" = Z ]; then
+		[ -s "$tmp/note" ] || echo "SERVER-ENDED-EARLY($(head -3 "$tmp/srv.err" | tr '\n' ' '))" >"$tmp/note"
+	else
+		kill -TERM "$pid" 2>/dev/null
+		for i in $(seq 50); do
+			st=$(proc_state "$pid")
+			[ -z "$st" ] || [ "$st" = Z ] && break
+			sleep 0.1
+		done
+		[ -n "$st" ] && [ "$st" != Z ] && kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$spid" 2>/dev/null
+	: >"$tmp/server.pid"
+	return $rc
 }
 
 # maxthreads re-checks its flag every 5 s under libgmp (a million threads
 # waking every 500 ms would be most of what the machine does), but NPTL stops
 # near 32,000 threads, which the usual 500 ms suits: it is released sooner.
-echo "$plan" | while IFS='|' read -r w args to n nargs; do
+echo "$plan" | while IFS='|' read -r w args to n nargs wprocs; do
 	[ -n "$nargs" ] || nargs=$args
-	if [ -n "$only" ] && ! echo ",$only," | grep -q ",$w,"; then
+	case $w in echo_*) base=echo ;; *) base=$w ;; esac
+	if [ -n "$only" ] && ! echo ",$only," | grep -q -e ",$w," -e ",$base,"; then
 		continue
 	fi
 	for rep in $(seq 1 "$n"); do
@@ -211,7 +321,8 @@ function measure(w, lbl, label, k, f, d, how) {
 }
 function size(w, k,    v) { v = median(w, "libgmp", k); return v != "" ? v : median(w, "nptl", k) }
 function verdict(c) { return c ? "**met**" : "**not met**" }
-{ rawl[++nraw] = $0; if (match($0, /gomaxprocs=[0-9]+/)) gp = substr($0, RSTART + 11, RLENGTH - 11) }
+# the runs that set their own GMPMAXPROCS do not say what the others ran with
+{ rawl[++nraw] = $0; if ($0 !~ / GMPMAXPROCS=/ && match($0, /gomaxprocs=[0-9]+/)) gp = substr($0, RSTART + 11, RLENGTH - 11) }
 {
 	w = $1; m = $2; tot[w, m]++
 	if ($4 == "rc=-") { skipped[w, m] = 1; skipline[w, m] = $0; next }
@@ -219,6 +330,9 @@ function verdict(c) { return c ? "**met**" : "**not met**" }
 	else { failed[w, m]++; failmsg[w, m] = $0 }
 	for (i = 5; i <= NF; i++) if (split($i, kv, "=") == 2) {
 		if (kv[1] == "create_error") { err[w, m] = kv[2]; continue }
+		# echo_load reports the threads and peak RSS of the server by these names
+		if (kv[1] == "peak_threads") kv[1] = "peak_os_threads"
+		if (kv[1] == "rss_kb") kv[1] = "rss_kib"
 		if (kv[2] !~ /^-?[0-9.]+$/) continue
 		val[w, m, kv[1], ++cnt[w, m, kv[1]]] = kv[2]
 		# mutex_contention: the thread counts, in the order the program ran them
@@ -226,6 +340,7 @@ function verdict(c) { return c ? "**met**" : "**not met**" }
 			tlist[w] = tlist[w] " " substr(kv[1], 2, index(kv[1], "_") - 2)
 	}
 	if (!order[w]++) ws[++nw] = w
+	if (match($0, / GMPMAXPROCS=[0-9]+/)) own[w] = substr($0, RSTART + 13, RLENGTH - 13)
 }
 END {
 	procs = has_any_gp() ? gp : (procs_env != "" ? procs_env : "n/a")
@@ -236,8 +351,9 @@ END {
 	print "number is the median over the repetitions. The comparison says how many"
 	print "times faster (or slower) libgmp is: NPTL / libgmp for times, libgmp / NPTL"
 	print "for rates (per second). Peak OS threads and peak RSS are the medians of"
-	print "what each run measured itself (`Threads:` and `VmHWM` in /proc/self/status)."
-	print "`bench/README.md` describes the workloads."
+	print "what each run measured itself (`Threads:` and `VmHWM` in /proc/self/status);"
+	print "for echo, those of the server, which the load generator reads in its"
+	print "/proc/PID/status. `bench/README.md` describes the workloads."
 	print ""
 	print "| | |"
 	print "|---|---|"
@@ -247,7 +363,9 @@ END {
 	print "| machine | " nproc " CPUs (" cpu "), " mem " |"
 	print "| kernel | " kernel " |"
 	print "| glibc | " glibc " |"
-	print "| GMPMAXPROCS | " procs (procs_env == "" ? " (libgmp'"'"'s default: the CPUs it may use)" : " (set)") " |"
+	ownp = ""
+	for (i = 1; i <= nw; i++) if (ws[i] in own) ownp = ownp "; " ws[i] ": " own[ws[i]]
+	print "| GMPMAXPROCS | " procs (procs_env == "" ? " (libgmp'"'"'s default: the CPUs it may use)" : " (set)") ownp " |"
 	print "| limits | pid_max " pidmax ", vm.max_map_count " maxmap ", stack " stack " KiB |"
 	print "| repetitions | " reps " per library (maxthreads: 1) |"
 	print ""
@@ -317,6 +435,35 @@ END {
 	if (order[w])
 		measure(w, w " (" size(w, "n") " items, " size(w, "producers") " x " size(w, "consumers") ", capacity " \
 			size(w, "capacity") ")", "items per second, thousands", "items_per_sec", "%.1f", 1e3, "rate")
+	w = "pipe_pingpong"
+	if (order[w])
+		measure(w, w " (" size(w, "n") " round trips x " size(w, "pairs") " pair" (size(w, "pairs") == 1 ? "" : "s") ")",
+			"round trips per second, thousands", "round_trips_per_sec", "%.1f", 1e3, "rate")
+	for (x = 1; x <= 2; x++) {
+		w = x == 1 ? "echo_100" : "echo_2000"
+		if (!order[w]) continue
+		lbl = "echo (" size(w, "conns") " connections, " sprintf("%g", size(w, "seconds")) " s; the server'"'"'s threads and RSS)"
+		measure(w, lbl, "requests per second, thousands", "rps", "%.1f", 1e3, "rate")
+		measure(w, lbl, "latency p50, µs", "p50_us", "%.0f", 1, "time")
+		measure(w, lbl, "latency p99, µs", "p99_us", "%.0f", 1, "time")
+	}
+	w = "file_compute"
+	if (order[w]) {
+		lbl = w " (" size(w, "readers") " readers x " size(w, "passes") " passes over " size(w, "mib") " MiB, " \
+			size(w, "computers") " compute threads)"
+		measure(w, lbl, "wall time, s", "seconds", "%.3f", 1, "time")
+		measure(w, lbl, "computation among the readers, thousand units per second", "compute_units_per_sec",
+			"%.1f", 1e3, "rate")
+		row(w, lbl, "computation among the readers / alone", fmt("%.2fx", median(w, "nptl", "compute_x_alone")),
+			fmt("%.2fx", median(w, "libgmp", "compute_x_alone")), "")
+		measure(w, lbl, "reads, MiB per second", "read_mib_per_sec", "%.0f", 1, "rate")
+	}
+	w = "syscall_latency"
+	if (order[w]) {
+		lbl = w " (" size(w, "rounds") " x flock" ((w in own) ? "; libgmp with GMPMAXPROCS=" own[w] : "") ")"
+		measure(w, lbl, "blocked to other thread running, median µs", "median_us", "%.1f", 1, "time")
+		measure(w, lbl, "blocked to other thread running, p99 µs", "p99_us", "%.1f", 1, "time")
+	}
 	print ""
 	nf = 0
 	for (i = 1; i <= nw; i++) for (x = 1; x <= 2; x++) {
@@ -398,6 +545,37 @@ END {
 		q = lib_over_nptl(w, "items_per_sec")
 		printf "- producer/consumer %sx%s >= 3x NPTL items per second: %s\n", size(w, "producers"),
 			size(w, "consumers"), q == "" ? "**not measured**" : sprintf("%.1fx — %s", q, verdict(q >= 3))
+	}
+	w = "pipe_pingpong"
+	if (order[w]) {
+		q = lib_over_nptl(w, "round_trips_per_sec")
+		printf "- pipe ping-pong >= 2x NPTL round trips per second: %s\n",
+			q == "" ? "**not measured**" : sprintf("%.1fx — %s", q, verdict(q >= 2))
+	}
+	w = "echo_2000"
+	if (order[w]) {
+		# the bound on OS threads needs GMPMAXPROCS: the one the runs
+		# reported, the one set, or else the default of libgmp, the CPUs
+		lim = procs != "n/a" ? procs : nproc
+		q = lib_over_nptl(w, "rps"); t = median(w, "libgmp", "peak_os_threads")
+		printf "- echo at %s connections >= 2x NPTL requests per second with at most GMPMAXPROCS + 8 = %d OS threads: %s\n",
+			size(w, "conns"), lim + 8, q == "" || t == "" ? "**not measured**" : \
+			sprintf("%.2fx NPTL, %d OS threads (NPTL %s) — %s", q, t,
+			fmt("%d", median(w, "nptl", "peak_os_threads")), verdict(q >= 2 && t <= lim + 8))
+	}
+	w = "echo_100"
+	if (order[w]) {
+		q = lib_over_nptl(w, "rps")
+		printf "- echo at %s connections no slower than NPTL (requests per second): %s\n", size(w, "conns"),
+			q == "" ? "**not measured**" : sprintf("%.2fx NPTL — %s", q, verdict(q >= 1))
+	}
+	w = "syscall_latency"
+	if (order[w]) {
+		v = median(w, "libgmp", "median_us")
+		printf "- a runnable thread runs within 200 µs (median) of another blocking in flock%s: %s\n",
+			(w in own) ? " with GMPMAXPROCS=" own[w] : "",
+			v == "" ? "**not measured**" : sprintf("%.1f µs (NPTL %s µs) — %s", v,
+			fmt("%.1f", median(w, "nptl", "median_us")), verdict(v <= 200))
 	}
 	print ""
 	print "## Raw results"

@@ -43,5 +43,90 @@ run mutex_uncontended n=10000 10000
 run cond_pingpong n=200 200
 run mutex_contention t64_ops= 20 100000 100 4,64
 run prodcons n=2000 2000 8 4 4
+
+# The State: letter of process $1 ("R", "S", "Z", ...), empty once it is gone.
+proc_state() {
+	sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null
+}
+
+# run_echo CONNS SECONDS WARMUP: echo_server under libgmp in the background
+# (at most 60 s: its own bound), its "port N pid P" line read, echo_load run
+# plainly against it with a timeout, then the server ended by its pid
+# (SIGTERM, SIGKILL 5 s later if still there) and waited for.
+run_echo() {
+	srv=$out.srv
+	: >"$srv"
+	# shellcheck disable=SC2086
+	env ${procs:+GMPMAXPROCS=$procs} "$gmprun" -- "$top/bench/echo_server" 60 \
+		>"$srv" 2>"$srv.err" </dev/null &
+	spid=$!
+	pid=
+	port=
+	i=0
+	while [ $i -lt 100 ]; do
+		pp=$(awk 'NR == 1 && NF == 4 && $1 == "port" && $3 == "pid" {print $2, $4}' "$srv")
+		if [ -n "$pp" ]; then
+			port=${pp% *}
+			pid=${pp#* }
+			break
+		fi
+		st=$(proc_state $spid)
+		{ [ -z "$st" ] || [ "$st" = Z ]; } && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# the printed pid is the one started here (gmprun execs the program)
+	# or its child; nothing else is signalled
+	if [ -n "$pid" ] && [ "$pid" != "$spid" ] &&
+		[ "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" != "$spid" ]; then
+		pid=
+	fi
+	if [ -z "$pid" ]; then
+		echo "FAIL: echo_server did not print its port"
+		sed 's/^/  | /' "$srv" "$srv.err"
+		status=1
+		pid=$spid
+	else
+		timeout 30 "$top/bench/echo_load" "$port" "$pid" "$@" >"$out" 2>&1
+		rc=$?
+		line=$(grep "^RESULT name=echo " "$out")
+		if [ $rc -ne 0 ] || [ -z "$line" ]; then
+			echo "FAIL: echo_load $* against echo_server (exit status $rc$( [ $rc -eq 124 ] && echo ', timed out'))"
+			sed 's/^/  | /' "$out" "$srv.err"
+			status=1
+		else
+			echo "ok: $line"
+		fi
+	fi
+	st=$(proc_state "$pid")
+	if [ -n "$st" ] && [ "$st" != Z ]; then
+		kill -TERM "$pid" 2>/dev/null
+		i=0
+		while [ $i -lt 50 ]; do
+			st=$(proc_state "$pid")
+			{ [ -z "$st" ] || [ "$st" = Z ]; } && break
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ -n "$st" ] && [ "$st" != Z ] && kill -KILL "$pid" 2>/dev/null
+	else
+		echo "FAIL: echo_server ended before it was told to"
+		sed 's/^/  | /' "$srv.err"
+		status=1
+	fi
+	wait $spid 2>/dev/null
+	rm -f "$srv" "$srv.err"
+}
+
+# The I/O workloads: pipes, sockets, file reads and a system call that
+# cannot be polled. syscall_latency with one processor, as bench/run.sh
+# runs it: the thread made runnable can only run once the blocked thread's
+# processor is handed on.
+run pipe_pingpong n=200 200 2
+run file_compute passes=2 2 2 2 2000 2
+procs=1
+run syscall_latency rounds=50 50
+procs=
+run_echo 20 0.3 0.2
 rm -f "$out"
 exit $status
