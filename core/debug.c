@@ -24,6 +24,9 @@ void debug_stats(struct rt_stats *st)
 		sc += ld_rlx(&sched.allp[i]->syscalltick);
 	st->syscalls = sc;
 	st->retakes = ld_rlx(&sched.nretake);
+	st->blocked = ld_rlx(&sched.nblocked);
+	st->netpoll_wakeups = ld_rlx(&sched.nnetpollg);
+	st->sysmon_polls = ld_rlx(&sched.nnetpoll_sysmon);
 	st->gomaxprocs = sched.gomaxprocs;
 }
 
@@ -39,10 +42,12 @@ void debug_schedtrace(bool detail)
 		threads++;
 	n = rt_snprintf(line, sizeof line,
 			"SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
-			"idlethreads=%d runqueue=%d gs=%ld retakes=%lu [",
+			"idlethreads=%d runqueue=%d gs=%ld retakes=%lu blocked=%lu "
+			"netpollwakes=%lu [",
 			(long)ms, sched.gomaxprocs, ld_rlx(&sched.npidle), threads + sysmon_running(),
 			ld_rlx(&sched.nmspinning), idle, ld_rlx(&sched.runqsize),
-			(long)ld_rlx(&sched.nlive), (unsigned long)ld_rlx(&sched.nretake));
+			(long)ld_rlx(&sched.nlive), (unsigned long)ld_rlx(&sched.nretake),
+			(unsigned long)ld_rlx(&sched.nblocked), (unsigned long)ld_rlx(&sched.nnetpollg));
 	for (int i = 0; i < sched.gomaxprocs && n < (int)sizeof line - 16; i++)
 		n += rt_snprintf(line + n, sizeof line - (size_t)n, i ? " %u" : "%u",
 				 runq_len(sched.allp[i]));

@@ -20,6 +20,9 @@ struct rt_stats {
 	uint64_t steals;		/* Gs stolen from other Ps */
 	uint64_t syscalls;		/* blocking system calls made by Gs */
 	uint64_t retakes;		/* Ps sysmon took back from system calls */
+	uint64_t blocked;		/* Ms found blocked where libgmp cannot see */
+	uint64_t netpoll_wakeups;	/* Gs woken by a descriptor's readiness */
+	uint64_t sysmon_polls;		/* network polls by sysmon that woke Gs */
 	int gomaxprocs;
 };
 void debug_stats(struct rt_stats *st);

@@ -19,6 +19,8 @@ const char *const g_waitreason_names[WAIT_NREASON] = {
 	[WAIT_SEM] = "semaphore",
 	[WAIT_ONCE] = "once",
 	[WAIT_FUTEX] = "futex",
+	[WAIT_NETPOLL] = "IO wait",
+	[WAIT_POLL] = "poll",
 };
 
 /*

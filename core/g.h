@@ -65,6 +65,8 @@ enum g_waitreason {
 	WAIT_SEM,
 	WAIT_ONCE,
 	WAIT_FUTEX,
+	WAIT_NETPOLL,	/* a descriptor's readiness (read, accept ...) */
+	WAIT_POLL,	/* poll, select, epoll_wait */
 	WAIT_NREASON
 };
 extern const char *const g_waitreason_names[WAIT_NREASON];

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -68,6 +69,51 @@ int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize)
 	r = real_pthread_create(&t, &a, fn, arg);
 	real_pthread_attr_destroy(&a);
 	return r;
+}
+
+struct text_find {
+	uintptr_t addr, lo, hi;
+	bool found;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct text_find *f = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (f->addr >= lo && f->addr < hi) {
+			f->lo = lo;
+			f->hi = hi;
+			f->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int os_text_range(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct text_find f = {(uintptr_t)addr, 0, 0, false};
+	dl_iterate_phdr(find_text, &f);
+	if (!f.found)
+		return -1;
+	*lo = f.lo;
+	*hi = f.hi;
+	return 0;
+}
+
+int64_t os_thread_cputime(int tid)
+{
+	/* the kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) */
+	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
+	struct timespec ts;
+	if (arch_syscall2(SYS_clock_gettime, clk, &ts) < 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int os_gettid(void)

@@ -36,6 +36,13 @@ int os_futex_wake(_Atomic uint32_t *addr, int n);
  * quota (rounded up). At least 1. */
 int os_ncpu(void);
 
+/* The executable range [lo, hi) of the object (libgmp, or the program
+ * the core is linked into) holding addr. 0 or -1. */
+int os_text_range(const void *addr, uintptr_t *lo, uintptr_t *hi);
+/* CPU time (ns) the OS thread tid of this process has used, or -1.
+ * TLS-free (one system call). */
+int64_t os_thread_cputime(int tid);
+
 /* Page size (4096 on x86-64 Linux; read once from the auxiliary vector). */
 extern size_t os_pagesize;
 

@@ -69,6 +69,8 @@ static struct p *pidleget(void)
 	if (pp) {
 		sched.pidle = pp->link;
 		xadd(&sched.npidle, -1);
+		/* a P is busy again: sysmon may have to watch it */
+		sysmon_p_busy();
 	}
 	return pp;
 }
@@ -332,6 +334,38 @@ static struct g *steal_work(struct m *mp, int64_t now, bool *inherit, bool *neww
 	return NULL;
 }
 
+/*
+ * Make a list of RUNNABLE Gs (linked through schedlink, as netpoll returns
+ * them) runnable, as Go's injectglist: without a P all go to the global
+ * queue and an M is started for each idle P they can use; with one, as
+ * many as there are idle Ps go to the global queue for those Ps' Ms and
+ * the rest to pp's own queue.
+ */
+void sched_inject(struct g *list, int n, struct p *pp)
+{
+	if (!list)
+		return;
+	int32_t npidle = ld_rlx(&sched.npidle);
+	int nglobal = pp ? (npidle < n ? npidle : n) : n;
+	if (nglobal > 0) {
+		struct g *head = list, *tail = list;
+		for (int i = 1; i < nglobal; i++)
+			tail = tail->schedlink;
+		list = tail->schedlink;
+		tail->schedlink = NULL;
+		rt_lock(&sched.lock);
+		globrunq_putbatch_locked(head, tail, nglobal);
+		rt_unlock(&sched.lock);
+		for (int i = 0; i < nglobal && ld_rlx(&sched.npidle) > 0; i++)
+			m_start(NULL, false);
+	}
+	while (list) {
+		struct g *next = list->schedlink;
+		runq_put(pp, list, false);
+		list = next;
+	}
+}
+
 /* After dropping spinning: is there work on any P? Returns such a P. */
 static struct p *check_runqs_nop(void)
 {
@@ -377,6 +411,21 @@ top:;
 		gp = globrunq_get_locked(pp, 0);
 		rt_unlock(&sched.lock);
 		if (gp) {
+			*inherit = false;
+			return gp;
+		}
+	}
+
+	/* The network, without blocking, unless an M blocks in it already
+	 * (it will see the same events). */
+	if (netpoll_any_waiters() && ld_rlx(&sched.lastpoll) != 0) {
+		int n;
+		struct g *list = netpoll(0, &n);
+		if (list) {
+			st_rel(&sched.lastpoll, now);
+			gp = list;
+			sched_inject(gp->schedlink, n - 1, pp);
+			gp->schedlink = NULL;
 			*inherit = false;
 			return gp;
 		}
@@ -434,16 +483,24 @@ top:;
 		}
 	}
 
-	/* Wait for the next timer, if we are the one to do it. */
+	/* Block in the poller until the next timer or a descriptor's edge,
+	 * if there is anything to wait for and we are the one to do it. */
 	int64_t next = sched_timesleepuntil();
 	if (next && (pollUntil == 0 || next < pollUntil))
 		pollUntil = next;
-	if (pollUntil != 0 && xchg(&sched.lastpoll, (int64_t)0) != 0) {
-		st_rel(&sched.pollUntil, pollUntil);
+	bool waiters = netpoll_any_waiters();
+	if ((pollUntil != 0 || waiters) && xchg(&sched.lastpoll, (int64_t)0) != 0) {
+		st_rel(&sched.pollUntil, pollUntil ? pollUntil : INT64_MAX);
 		m_wear_own_tls(mp);
 		now = rt_nanotime();
-		if (pollUntil > now)
-			netpoll(pollUntil - now);
+		int n = 0;
+		struct g *list = NULL;
+		if (pollUntil == 0)
+			list = netpoll(-1, &n);
+		else if (pollUntil > now)
+			list = netpoll(pollUntil - now, &n);
+		else if (waiters)
+			list = netpoll(0, &n);
 		now = rt_nanotime();
 		st_rel(&sched.pollUntil, (int64_t)0);
 		st_rel(&sched.lastpoll, now);
@@ -452,12 +509,24 @@ top:;
 		rt_unlock(&sched.lock);
 		if (p2) {
 			acquirep(mp, p2);
+			if (list) {
+				gp = list;
+				sched_inject(gp->schedlink, n - 1, p2);
+				gp->schedlink = NULL;
+				if (wasSpinning) {
+					mp->spinning = true;
+					xadd(&sched.nmspinning, 1);
+				}
+				*inherit = false;
+				return gp;
+			}
 			if (wasSpinning) {
 				mp->spinning = true;
 				xadd(&sched.nmspinning, 1);
 			}
 			goto top;
 		}
+		sched_inject(list, n, NULL);
 	} else if (pollUntil != 0) {
 		int64_t until = ld_acq(&sched.pollUntil);
 		if (until == 0 || until > pollUntil)
@@ -549,6 +618,13 @@ void g_park(bool (*unlockf)(struct m *, struct g *, void *), void *arg, uint8_t 
 	struct g *gp = getg();
 	struct m *mp = gp->m;
 
+	/* Every entry that may park takes its P back first (gmp_reenter);
+	 * this catches a G whose M sysmon found blocked in glibc called from
+	 * libgmp (sched_sig_retake). */
+	if (unlikely(g_status(gp) == G_SYSCALL)) {
+		g_syscall_exit();
+		mp = gp->m;
+	}
 	mp->waitunlockf = unlockf;
 	mp->waitlock = arg;
 	gp->waitreason = reason;
@@ -629,6 +705,8 @@ static void gosched_m(void *arg)
 void g_yield(void)
 {
 	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		g_syscall_exit();
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, gosched_m, gp);
 }
 
@@ -651,16 +729,17 @@ static void goyield_m(void *arg)
 void g_yield_local(void)
 {
 	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		g_syscall_exit();
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, goyield_m, gp);
 }
 
 /* --- system calls -------------------------------------------------------------- */
 
-void g_syscall_enter(void)
+/* The G running on mp lets go of its P for a system call. On mp's own
+ * thread (a signal handler's included). */
+static void enter_syscall(struct m *mp, struct g *gp, struct p *pp)
 {
-	struct g *gp = getg();
-	struct m *mp = gp->m;
-	struct p *pp = mp->p;
 	/* only the owner writes it: no locked instruction */
 	st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
 	mp->oldp = pp;
@@ -668,6 +747,15 @@ void g_syscall_enter(void)
 	pp->m = NULL;
 	g_casstatus(gp, G_RUNNING, G_SYSCALL);
 	st_rel(&pp->status, (uint32_t)P_SYSCALL);
+}
+
+void g_syscall_enter(void)
+{
+	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		return;		/* nested: the outer call's exit ends it */
+	struct m *mp = gp->m;
+	enter_syscall(mp, gp, mp->p);
 	sysmon_syscall_entered();
 }
 
@@ -697,6 +785,10 @@ static void exitsyscall0(void *arg)
 void g_syscall_exit(void)
 {
 	struct g *gp = getg();
+	/* a call back into libgmp from inside the system call took the P
+	 * back already (gmp_reenter) */
+	if (g_status(gp) != G_SYSCALL)
+		return;
 	struct m *mp = gp->m;
 	struct p *pp = mp->oldp;
 	mp->oldp = NULL;
@@ -750,6 +842,83 @@ int sched_retake(int64_t now)
 	return n;
 }
 
+/* --- Ms blocked where libgmp cannot see ------------------------------------ */
+
+static uintptr_t text_lo, text_hi;	/* libgmp's code; set by sched_init */
+
+int sched_retake_blocked(int64_t now)
+{
+	int n = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		if (ld_acq(&pp->status) != P_RUNNING) {
+			pp->sysmon_sw_when = 0;
+			continue;
+		}
+		uint64_t sw = __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED) +
+			      ld_rlx(&pp->syscalltick);
+		if (pp->sysmon_sw_when == 0 || pp->sysmon_sw != sw) {
+			pp->sysmon_sw = sw;
+			pp->sysmon_sw_when = now;
+			pp->sysmon_cpu_when = 0;
+			pp->sysmon_kicked = false;
+			continue;
+		}
+		if (pp->sysmon_kicked || now - pp->sysmon_sw_when < SCHED_BLOCKED_NS / 2)
+			continue;
+		/* only when something waits to run */
+		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0)
+			continue;
+		struct m *mp = pp->m;
+		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
+		if (!tid)
+			continue;
+		int64_t cpu = os_thread_cputime(tid);
+		if (cpu < 0)
+			continue;
+		if (pp->sysmon_cpu_when == 0) {
+			pp->sysmon_cpu = cpu;
+			pp->sysmon_cpu_when = now;
+			continue;
+		}
+		int64_t wall = now - pp->sysmon_cpu_when;
+		if (wall < SCHED_BLOCKED_NS / 2)
+			continue;
+		if ((cpu - pp->sysmon_cpu) * 4 > wall) {
+			/* it runs: a long computation, not a block */
+			pp->sysmon_cpu = cpu;
+			pp->sysmon_cpu_when = now;
+			continue;
+		}
+		pp->sysmon_kicked = true;
+		siginfo_t info = {0};
+		info.si_signo = SCHED_SIG;
+		info.si_code = SCHED_SIG_RETAKE;
+		long pid = arch_syscall0(SYS_getpid);
+		if (arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, SCHED_SIG, &info) == 0)
+			n++;
+	}
+	return n;
+}
+
+void sched_sig_retake(void *uc)
+{
+	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
+	if (!mp)
+		return;
+	struct g *gp = mp->curg;
+	struct p *pp = mp->p;
+	uintptr_t pc = arch_uc_pc(uc);
+	/* Only a G in a system call (the kernel restarts it: the pc is at
+	 * the instruction) made by code that is not libgmp's, which may be
+	 * using the P. A thread that merely got no CPU is left alone. */
+	if (!gp || !pp || !text_hi || g_status(gp) != G_RUNNING ||
+	    (pc >= text_lo && pc < text_hi) || !arch_at_syscall(pc))
+		return;
+	xadd(&sched.nblocked, 1);
+	enter_syscall(mp, gp, pp);
+}
+
 /* --- sleeping --------------------------------------------------------------- */
 
 static void sleep_fire(void *arg, uint64_t seq, struct p *pp)
@@ -788,6 +957,8 @@ bool sched_can_spin(int iter)
 void g_sleep_until(int64_t when)
 {
 	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		g_syscall_exit();
 
 	g_timer_prepare(gp, when, g_arm(gp));
 	g_park(sleep_unlock, NULL, WAIT_SLEEP);
@@ -835,6 +1006,8 @@ static void goexit0(void *arg)
 _Noreturn void g_exit_switch(void)
 {
 	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		g_syscall_exit();
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, goexit0, gp);
 	__builtin_unreachable();
 }
@@ -906,6 +1079,8 @@ static void *alloc_g0_stack(void)
 
 void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 {
+	if (os_text_range((const void *)sched_init, &text_lo, &text_hi) != 0)
+		text_lo = text_hi = 0;	/* then the handler never acts */
 	sched.gomaxprocs = nprocs;
 	sched.start_ns = rt_nanotime();
 	st_rlx(&sched.lastpoll, sched.start_ns);

@@ -60,6 +60,14 @@ struct p {
 	/* sysmon only: the syscalltick it last saw and when. */
 	uint32_t sysmon_tick;
 	int64_t sysmon_when;
+	/* sysmon only, for Ms blocked where libgmp cannot see: the nswitch
+	 * it last saw and when, the M's CPU time when first found stuck
+	 * (sysmon_cpu_when 0: not sampled yet), and whether it was asked
+	 * to let go of the P. */
+	uint64_t sysmon_sw;
+	int64_t sysmon_sw_when;
+	int64_t sysmon_cpu, sysmon_cpu_when;
+	bool sysmon_kicked;
 
 	/* Local run queue: a single-producer (the owner), multi-consumer
 	 * ring. The owner writes tail and slots; anyone may CAS head to take
@@ -164,6 +172,9 @@ struct sched {
 	_Atomic uint64_t nsteal;
 	_Atomic uint64_t nswitch;
 	_Atomic uint64_t nretake;	/* Ps sysmon took back from system calls */
+	_Atomic uint64_t nblocked;	/* Ms found blocked where libgmp cannot see */
+	_Atomic uint64_t nnetpoll_sysmon;	/* network polls by sysmon that readied Gs */
+	_Atomic uint64_t nnetpollg;	/* Gs readied because a descriptor became ready */
 	int64_t start_ns;
 };
 
@@ -208,6 +219,11 @@ void gfput(struct p *pp, struct g *gp);
  * thread that is not a G (global queue), and wake an M for it. */
 void sched_newproc(struct g *gp);
 
+/* Make a list of RUNNABLE Gs linked through schedlink (n of them)
+ * runnable: on the global queue for idle Ps (starting Ms for them) and the
+ * rest on pp, the caller's P (NULL: all global). TLS-free. */
+void sched_inject(struct g *list, int n, struct p *pp);
+
 /* --- parking (core/sched.c) --------------------------------------------------- */
 
 /*
@@ -236,12 +252,35 @@ void g_ready_any(struct g *gp);
  * for 20 us to another M when work waits (sched_retake). A G whose P was
  * retaken takes an idle P on return, or queues itself and stops its M.
  * No system call of its own on either side. Not for g0 or a thread that
- * is not a G; nothing between the two may touch the P.
+ * is not a G; nothing between the two may touch the P: code that may
+ * call back into libgmp from inside (name service modules, signal
+ * handlers) is covered by g_syscall_exit at every interposed entry
+ * (gmp_reenter), which makes the outer exit a no-op. A nested enter is a
+ * no-op too.
  */
 void g_syscall_enter(void);
 void g_syscall_exit(void);
 /* sysmon: retake Ps stuck in system calls; returns how many. */
 int sched_retake(int64_t now);
+
+/*
+ * Ms blocked where libgmp cannot see (a system call made inside glibc or
+ * with the syscall instruction itself): sysmon finds a P whose G has not
+ * come back to the scheduler for SCHED_BLOCKED_NS while work waits, and
+ * whose M's thread CPU clock has hardly moved meanwhile. It then sends
+ * that M SCHED_SIG with si_code SCHED_SIG_RETAKE; the handler, on the M
+ * itself, turns the state into a system call of the G (as
+ * g_syscall_enter would have) when the interrupted code is not libgmp's,
+ * and sysmon retakes the P as from any system call. The interrupted call
+ * is restarted by the kernel (SA_RESTART). The G takes a P back at its
+ * next entry into libgmp (gmp_reenter). Returns how many Ms were asked.
+ */
+#define SCHED_SIG SIGURG
+#define SCHED_SIG_RETAKE (-0x48)
+#define SCHED_BLOCKED_NS 100000
+int sched_retake_blocked(int64_t now);
+/* The handler's part (async-signal-safe, on the signalled M). */
+void sched_sig_retake(void *uc);
 
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
@@ -291,6 +330,8 @@ void sysmon_spawn_m(struct m *mp);
 /* sysmon.c: a G entered a system call; wakes sysmon if it sleeps with
  * nothing to watch. */
 void sysmon_syscall_entered(void);
+/* sysmon.c: an idle P was taken (under sched.lock); the same. */
+void sysmon_p_busy(void);
 /* The OS-thread body of every M but M0. */
 void *m_main(void *arg);
 

@@ -8,6 +8,7 @@
  */
 #include "core/config.h"
 #include "core/debug.h"
+#include "core/netpoll.h"
 #include "core/os.h"
 #include "core/sched.h"
 #include "core/sigq.h"
@@ -24,6 +25,14 @@ void sysmon_syscall_entered(void)
 	/* the caller published P_SYSCALL; sysmon publishes sysmon_deep and
 	 * then looks at the Ps: one of the two sees the other */
 	fence_seq();
+	if (ld_rlx(&sysmon_deep))
+		note_wakeup(&sysmon_note);
+}
+
+void sysmon_p_busy(void)
+{
+	/* the caller's npidle decrement (a locked instruction) comes
+	 * before this load; sysmon sets sysmon_deep, then reads npidle */
 	if (ld_rlx(&sysmon_deep))
 		note_wakeup(&sysmon_note);
 }
@@ -109,9 +118,21 @@ static void *sysmon_main(void *arg)
 			if (next_trace < now)
 				next_trace = now + period;
 		}
+		/* the network, when nobody has polled it for 10 ms (every M
+		 * busy running Gs): make what it readies runnable */
+		int64_t last = ld_acq(&sched.lastpoll);
+		if (netpoll_any_waiters() && last != 0 && now - last > 10000000 &&
+		    cas(&sched.lastpoll, &last, now)) {
+			int n;
+			struct g *list = netpoll(0, &n);
+			if (list) {
+				xadd(&sched.nnetpoll_sysmon, 1);
+				sched_inject(list, n, NULL);
+			}
+		}
 		/* as Go's sysmon: 20 us rounds until 50 in a row found nothing
 		 * to retake (1 ms), then doubling */
-		if (sched_retake(now))
+		if (sched_retake(now) + sched_retake_blocked(now))
 			idle = 0;
 		else
 			idle++;

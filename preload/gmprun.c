@@ -68,6 +68,7 @@ static int parse_procs(const char *s)
 
 struct stats {
 	unsigned long long created, switches, steals, syscalls, retakes;
+	unsigned long long blocked, npwakes, sysmon_polls;
 	long long peak;
 	int os_threads, procs;
 };
@@ -83,9 +84,11 @@ static int read_stats(const char *path, pid_t pid, struct stats *st)
 	while (fgets(line, sizeof line, f)) {
 		int p;
 		if (sscanf(line, "pid=%d threads_created=%llu peak_threads=%lld peak_os_threads=%d "
-				 "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu",
+				 "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
+				 "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu",
 			   &p, &st->created, &st->peak, &st->os_threads, &st->switches, &st->steals,
-			   &st->procs, &st->syscalls, &st->retakes) == 9 &&
+			   &st->procs, &st->syscalls, &st->retakes, &st->blocked, &st->npwakes,
+			   &st->sysmon_polls) == 12 &&
 		    p == pid)
 			found = 1;
 	}
@@ -186,9 +189,10 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"{\"threads_created\": %llu, \"peak_threads\": %lld, \"peak_os_threads\": %d, "
 			"\"context_switches\": %llu, \"steals\": %llu, \"gomaxprocs\": %d, "
-			"\"syscalls\": %llu, \"retakes\": %llu}\n",
+			"\"syscalls\": %llu, \"retakes\": %llu, \"blocked\": %llu, "
+			"\"netpoll_wakeups\": %llu, \"sysmon_polls\": %llu}\n",
 			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
-			st.syscalls, st.retakes);
+			st.syscalls, st.retakes, st.blocked, st.npwakes, st.sysmon_polls);
 	else
 		fprintf(stderr,
 			"gmprun: threads created:   %llu\n"
@@ -198,9 +202,12 @@ int main(int argc, char **argv)
 			"gmprun: steals:            %llu\n"
 			"gmprun: processors:        %d\n"
 			"gmprun: blocking syscalls: %llu\n"
-			"gmprun: Ps retaken:        %llu\n",
+			"gmprun: Ps retaken:        %llu\n"
+			"gmprun: Ms found blocked:  %llu\n"
+			"gmprun: netpoll wake-ups:  %llu\n"
+			"gmprun: sysmon net polls:  %llu\n",
 			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
-			st.syscalls, st.retakes);
+			st.syscalls, st.retakes, st.blocked, st.npwakes, st.sysmon_polls);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

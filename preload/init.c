@@ -56,6 +56,7 @@ static void runtime_init(void)
 	uintptr_t m0_tp = tls_new_m_tcb(os_gettid());
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
+	gmp_signal_init();
 }
 
 void gmp_init_slow(void)

@@ -19,6 +19,14 @@
 #include <sys/sem.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <netdb.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #define REAL_FUNCS(X) \
 	X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *), "GLIBC_2.34") \
@@ -145,7 +153,74 @@
 	X(int, msgsnd, (int, const void *, size_t, int), NULL) \
 	X(int, semop, (int, struct sembuf *, size_t), NULL) \
 	X(int, semtimedop, (int, struct sembuf *, size_t, const struct timespec *), NULL) \
-	X(void *, dlopen, (const char *, int), "GLIBC_2.34")
+	X(void *, dlopen, (const char *, int), "GLIBC_2.34") \
+	X(ssize_t, read, (int, void *, size_t), NULL) \
+	X(ssize_t, write, (int, const void *, size_t), NULL) \
+	X(ssize_t, readv, (int, const struct iovec *, int), NULL) \
+	X(ssize_t, writev, (int, const struct iovec *, int), NULL) \
+	X(ssize_t, recvfrom, (int, void *, size_t, int, struct sockaddr *, socklen_t *), NULL) \
+	X(ssize_t, recvmsg, (int, struct msghdr *, int), NULL) \
+	X(int, recvmmsg, (int, struct mmsghdr *, unsigned, int, struct timespec *), NULL) \
+	X(ssize_t, sendto, (int, const void *, size_t, int, const struct sockaddr *, socklen_t), NULL) \
+	X(ssize_t, sendmsg, (int, const struct msghdr *, int), NULL) \
+	X(int, sendmmsg, (int, struct mmsghdr *, unsigned, int), NULL) \
+	X(ssize_t, pread, (int, void *, size_t, off_t), NULL) \
+	X(ssize_t, pwrite, (int, const void *, size_t, off_t), NULL) \
+	X(ssize_t, preadv, (int, const struct iovec *, int, off_t), NULL) \
+	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t), NULL) \
+	X(int, socket, (int, int, int), NULL) \
+	X(int, socketpair, (int, int, int, int *), NULL) \
+	X(int, pipe2, (int *, int), NULL) \
+	X(int, eventfd, (unsigned, int), NULL) \
+	X(int, timerfd_create, (int, int), NULL) \
+	X(int, signalfd, (int, const sigset_t *, int), NULL) \
+	X(int, inotify_init1, (int), NULL) \
+	X(int, accept4, (int, struct sockaddr *, socklen_t *, int), NULL) \
+	X(int, connect, (int, const struct sockaddr *, socklen_t), NULL) \
+	X(int, setsockopt, (int, int, int, const void *, socklen_t), NULL) \
+	X(int, getsockopt, (int, int, int, void *, socklen_t *), NULL) \
+	X(int, close, (int), NULL) \
+	X(int, dup, (int), NULL) \
+	X(int, dup2, (int, int), NULL) \
+	X(int, dup3, (int, int, int), NULL) \
+	X(int, fcntl, (int, int, ...), NULL) \
+	X(int, ioctl, (int, unsigned long, ...), NULL) \
+	X(FILE *, fdopen, (int, const char *), NULL) \
+	X(int, fclose, (FILE *), NULL) \
+	X(FILE *, popen, (const char *, const char *), NULL) \
+	X(int, poll, (struct pollfd *, nfds_t, int), NULL) \
+	X(int, ppoll, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *), NULL) \
+	X(int, select, (int, fd_set *, fd_set *, fd_set *, struct timeval *), NULL) \
+	X(int, pselect, (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *), NULL) \
+	X(int, epoll_wait, (int, struct epoll_event *, int, int), NULL) \
+	X(int, epoll_pwait, (int, struct epoll_event *, int, int, const sigset_t *), NULL) \
+	X(int, epoll_pwait2, (int, struct epoll_event *, int, const struct timespec *, const sigset_t *), NULL) \
+	X(int, epoll_create, (int), NULL) \
+	X(int, epoll_create1, (int), NULL) \
+	X(int, execve, (const char *, char *const *, char *const *), NULL) \
+	X(int, execv, (const char *, char *const *), NULL) \
+	X(int, execvp, (const char *, char *const *), NULL) \
+	X(int, execvpe, (const char *, char *const *, char *const *), NULL) \
+	X(int, fexecve, (int, char *const *, char *const *), NULL) \
+	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *), NULL) \
+	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *), NULL) \
+	X(int, posix_spawn_file_actions_adddup2, (posix_spawn_file_actions_t *, int, int), NULL) \
+	X(int, openat, (int, const char *, int, ...), NULL) \
+	X(int, __open_2, (const char *, int), NULL) \
+	X(int, __openat_2, (int, const char *, int), NULL) \
+	X(int, getaddrinfo, (const char *, const char *, const struct addrinfo *, struct addrinfo **), NULL) \
+	X(int, getnameinfo, (const struct sockaddr *, socklen_t, char *, socklen_t, char *, socklen_t, int), NULL) \
+	X(struct hostent *, gethostbyname, (const char *), NULL) \
+	X(struct hostent *, gethostbyname2, (const char *, int), NULL) \
+	X(struct hostent *, gethostbyaddr, (const void *, socklen_t, int), NULL) \
+	X(int, gethostbyname_r, (const char *, struct hostent *, char *, size_t, struct hostent **, int *), NULL) \
+	X(int, gethostbyname2_r, (const char *, int, struct hostent *, char *, size_t, struct hostent **, int *), NULL) \
+	X(int, gethostbyaddr_r, (const void *, socklen_t, int, struct hostent *, char *, size_t, struct hostent **, int *), NULL) \
+	X(int, sigwait, (const sigset_t *, int *), NULL) \
+	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL) \
+	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *), NULL) \
+	X(int, sigsuspend, (const sigset_t *), NULL) \
+	X(int, pause, (void), NULL)
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECLARE)

@@ -21,6 +21,8 @@
 	extern __typeof(target) name __attribute__((alias(#target), visibility("default"))); \
 	_Pragma("GCC diagnostic pop")
 
+void g_syscall_exit(void);
+
 /* 0: not started, 1: starting, 2: ready. */
 extern _Atomic int gmp_state;
 /* True when glibc's layout is unknown: every call goes to glibc. */
@@ -39,7 +41,19 @@ static inline void gmp_init(void)
 	gmp_init(); \
 	if (unlikely(gmp_passthrough)) \
 		return real_##name(__VA_ARGS__); \
+	gmp_reenter(); \
 } while (0)
+
+/* A G that calls into libgmp from inside a call made as a system call
+ * (GMP_BLOCKING: a name service module opening a socket inside
+ * getaddrinfo, a signal handler) takes a P back first; the rest of the
+ * outer call then runs holding it. */
+static inline void gmp_reenter(void)
+{
+	struct g *gp = getg();
+	if (gp && unlikely(ld_rlx(&gp->status) == G_SYSCALL))
+		g_syscall_exit();
+}
 
 /*
  * A thread libgmp created is named by its G: pthread_t is the address of
@@ -70,6 +84,13 @@ void gmp_testcancel(struct g *gp);
 /* signal.c: run the handlers of signals routed to gp (on gp); returns
  * how many ran. */
 int gmp_sig_deliver(struct g *gp);
+/* signal.c: as gmp_sig_deliver; *restart is false when a handler that
+ * ran was installed without SA_RESTART (the interrupted call fails with
+ * EINTR rather than restarting). */
+int gmp_sig_deliver_restart(struct g *gp, bool *restart);
+/* signal.c: keep libgmp's trampoline on SCHED_SIG (core/sched.h), for
+ * sysmon's requests, with the program's own action behind it. */
+void gmp_signal_init(void);
 /* signal.c: send info to G gp (pthread_kill). 0 or an errno value. */
 int gmp_signal_g(struct g *gp, const siginfo_t *info);
 

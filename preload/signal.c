@@ -78,6 +78,24 @@ int gmp_sig_deliver(struct g *gp)
 	return n;
 }
 
+int gmp_sig_deliver_restart(struct g *gp, bool *restart)
+{
+	siginfo_t info;
+	int n = 0;
+	*restart = true;
+	while (sigq_take(gp, &info)) {
+		int sig = info.si_signo;
+		struct sigaction sa;
+		if (real_sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_RESTART) &&
+		    sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
+			*restart = false;
+		gp->sig_reinject = sig;
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &info);
+		n++;
+	}
+	return n;
+}
+
 static bool thread_signal(int sig, const siginfo_t *info)
 {
 	if (info->si_code == SI_TKILL)
@@ -92,6 +110,16 @@ static bool thread_signal(int sig, const siginfo_t *info)
  * scheduler stack %fs names some other thread's TLS. Uses no errno. */
 __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *info, void *uc)
 {
+	if (sig == SCHED_SIG) {
+		if (info->si_code == SCHED_SIG_RETAKE) {
+			sched_sig_retake(uc);	/* sysmon's, never the program's */
+			return;
+		}
+		struct sigaction *a = &user_act[SCHED_SIG];
+		if (!(a->sa_flags & SA_SIGINFO) &&
+		    (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN))
+			return;	/* SIGURG's default action is to ignore it */
+	}
 	bool is_m;
 	struct g *gp = sigq_current_g(uc, &is_m);
 
@@ -134,8 +162,11 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	struct sigaction kold;
 	int r;
 	rt_lock(&act_lock);
-	if (act && is_handler(act)) {
+	if (act && (is_handler(act) || sig == SCHED_SIG)) {
+		/* SCHED_SIG keeps the trampoline: sysmon's requests come on it */
 		struct sigaction k = *act;
+		if (!is_handler(act))
+			k.sa_flags = SA_RESTART;
 		k.sa_sigaction = trampoline;
 		k.sa_flags |= SA_SIGINFO;
 		r = real_sigaction(sig, &k, &kold);
@@ -153,6 +184,23 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	}
 	rt_unlock(&act_lock);
 	return r;
+}
+
+void gmp_signal_init(void)
+{
+	struct sigaction old, k;
+	if (real_sigaction(SCHED_SIG, NULL, &old) != 0)
+		return;
+	rt_lock(&act_lock);
+	user_act[SCHED_SIG] = old;
+	user_set[SCHED_SIG] = true;
+	k = old;
+	if (!is_handler(&old))
+		k.sa_flags = SA_RESTART;
+	k.sa_sigaction = trampoline;
+	k.sa_flags |= SA_SIGINFO;
+	real_sigaction(SCHED_SIG, &k, NULL);
+	rt_unlock(&act_lock);
 }
 
 static sighandler_t install(int sig, sighandler_t h, int flags)

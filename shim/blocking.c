@@ -1,16 +1,16 @@
 /*
  * shim/blocking.c — calls that may block and cannot be polled, made as
  * system calls of the G (GMP_BLOCKING: its P is handed on while it waits):
- * flock, lockf, fsync, fdatasync, and System V IPC waits (msgrcv, msgsnd,
- * semop, semtimedop). Their non-blocking forms (LOCK_NB, F_TLOCK/F_TEST,
+ * flock, lockf, fsync, fdatasync, System V IPC waits (msgrcv, msgsnd,
+ * semop, semtimedop), and waiting for signals (sigwait, sigwaitinfo,
+ * sigtimedwait, sigsuspend, pause: the signal reaches the OS thread the
+ * G waits on, which libgmp's signal routing nudges). Their non-blocking forms (LOCK_NB, F_TLOCK/F_TEST,
  * IPC_NOWAIT) go straight to glibc, as do threads that are not Gs.
  * Cancellation points as in glibc: lockf(F_LOCK), fsync, fdatasync,
- * msgrcv, msgsnd.
+ * msgrcv, msgsnd and the signal waits.
  *
- * Only calls that run no code of the program's or of other libraries
- * belong here: between g_syscall_enter and g_syscall_exit the G holds no
- * P and must not come back into libgmp (name resolution, which runs NSS
- * modules, is not here for that reason).
+ * A call back into libgmp from inside (a signal handler) takes the P
+ * back first (gmp_reenter).
  */
 #include "preload/runtime.h"
 #include "core/sched.h"
@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
+#include <signal.h>
 #include <unistd.h>
 
 GMP_EXPORT int flock(int fd, int op)
@@ -87,4 +88,34 @@ GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct tim
 	if (all_nowait(ops, n))
 		return real_semtimedop(id, ops, n, t);
 	return GMP_BLOCKING(int, false, real_semtimedop(id, ops, n, t));
+}
+
+GMP_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	GMP_ENTRY(sigwait, set, sig);
+	return GMP_BLOCKING(int, true, real_sigwait(set, sig));
+}
+
+GMP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	GMP_ENTRY(sigwaitinfo, set, info);
+	return GMP_BLOCKING(int, true, real_sigwaitinfo(set, info));
+}
+
+GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *t)
+{
+	GMP_ENTRY(sigtimedwait, set, info, t);
+	return GMP_BLOCKING(int, true, real_sigtimedwait(set, info, t));
+}
+
+GMP_EXPORT int sigsuspend(const sigset_t *set)
+{
+	GMP_ENTRY(sigsuspend, set);
+	return GMP_BLOCKING(int, true, real_sigsuspend(set));
+}
+
+GMP_EXPORT int pause(void)
+{
+	GMP_ENTRY(pause);
+	return GMP_BLOCKING(int, true, real_pause());
 }

@@ -10,10 +10,11 @@
  * A wake of a non-private futex, which another process may wait on too,
  * also goes to the kernel for what the table did not wake, and a waiter
  * on a non-private futex also looks at the word every 2 ms, in case
- * another process changed it and woke it through the kernel. Every other
- * system call, and the futex operations libgmp does not implement
- * (priority inheritance, WAKE_OP, WAIT_MULTIPLE ...), go to glibc
- * unchanged.
+ * another process changed it and woke it through the kernel. The futex
+ * operations libgmp does not implement (priority inheritance, WAKE_OP,
+ * WAIT_MULTIPLE ...) go to glibc unchanged; so does every other system
+ * call, except read, write and close of descriptors libgmp polls (see
+ * shim/fdtab.h), which behave as the functions of those names.
  *
  * Results follow the kernel: a waiter returns 0 when woken (or
  * spuriously), -1 with EAGAIN when the word did not hold the expected
@@ -22,6 +23,7 @@
 #include "preload/sync.h"
 #include "core/sched.h"
 #include "core/waitq.h"
+#include "shim/fdtab.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -142,8 +144,23 @@ GMP_EXPORT long syscall(long nr, ...)
 	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
 	va_end(ap);
 	gmp_init();
-	if (nr != SYS_futex || gmp_passthrough)
+	if (gmp_passthrough)
 		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
+	if (nr != SYS_futex) {
+		/* Reads, writes and closes of descriptors libgmp made
+		 * non-blocking go where read/write/close would, so that the
+		 * program sees them block as it asked. Everything else goes to
+		 * the kernel unseen (sysmon notices an M blocked there). */
+		if ((nr == SYS_read || nr == SYS_write || nr == SYS_close) && fd_polled((int)a1)) {
+			if (nr == SYS_read)
+				return read((int)a1, (void *)a2, (size_t)a3);
+			if (nr == SYS_write)
+				return write((int)a1, (const void *)a2, (size_t)a3);
+			return close((int)a1);
+		}
+		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
+	}
+	gmp_reenter();
 
 	void *addr = (void *)a1;
 	int op = (int)a2;

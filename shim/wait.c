@@ -9,6 +9,7 @@
  */
 #include "preload/runtime.h"
 #include "core/sched.h"
+#include "shim/fdtab.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -56,5 +57,6 @@ GMP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 GMP_EXPORT int system(const char *cmd)
 {
 	GMP_ENTRY(system, cmd);
+	fd_demote_inheritable();	/* the shell inherits them */
 	return GMP_BLOCKING(int, false, real_system(cmd));
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <stddef.h>
@@ -105,6 +106,20 @@ static inline long arch_sigaction(int sig, void (*h)(int, siginfo_t *, void *), 
 static inline void arch_prefetchw(const void *p)
 {
 	__asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+}
+
+/* The interrupted program counter in a signal handler's ucontext. */
+static inline uintptr_t arch_uc_pc(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+}
+
+/* Is the instruction at pc a system call (the kernel rewinds an
+ * interrupted, restarted call to it)? */
+static inline bool arch_at_syscall(uintptr_t pc)
+{
+	const unsigned char *c = (const unsigned char *)pc;
+	return c[0] == 0x0f && c[1] == 0x05;
 }
 
 static inline void arch_cpu_relax(void)

@@ -6,7 +6,11 @@
  * only processor, the other would never run and the program would hang
  * (the test's timeout fails it). Calls: waitpid and waitid (a child
  * shell reads a line from a pipe), system() (the same, inside glibc),
- * semop and msgrcv (System V IPC), flock. Prints PASS.
+ * semop and msgrcv (System V IPC), flock, opening and reading a FIFO,
+ * reading a regular file in large pieces until told to stop (each read
+ * takes long enough for its processor to be handed on), and a read made
+ * with syscall(2) on a pipe made the same way (a thread library cannot
+ * tell that it blocks). Prints PASS.
  */
 #include "common.h"
 
@@ -19,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -161,6 +167,72 @@ static void *by_flock(void *arg)
 	return arg;
 }
 
+/* ---- files ---- */
+
+static char fifo_path[64];
+
+static void *by_fifo(void *arg)
+{
+	atomic_store(&waiting, 1);
+	int fd = open(fifo_path, O_RDONLY);	/* blocks until a writer opens */
+	CHECK(fd >= 0, "open fifo: %s", strerror(errno));
+	char buf[8];
+	CHECK(read(fd, buf, sizeof buf) == 3 && memcmp(buf, "go\n", 3) == 0, "read fifo");
+	close(fd);
+	return arg;
+}
+
+static void fifo_write(void)
+{
+	int fd = open(fifo_path, O_WRONLY);
+	CHECK(fd >= 0 && write(fd, "go\n", 3) == 3, "fifo writer");
+	close(fd);
+}
+
+static char file_path[64];
+static atomic_int stop_reading;
+
+static void *by_file_reads(void *arg)
+{
+	int fd = open(file_path, O_RDONLY);
+	CHECK(fd >= 0, "open file");
+	size_t size = 8 << 20;
+	char *buf = malloc(size);
+	CHECK(buf, "malloc");
+	atomic_store(&waiting, 1);
+	long reads = 0;
+	while (!atomic_load(&stop_reading)) {
+		CHECK(pread(fd, buf, size, 0) == (ssize_t)size, "pread");
+		reads++;
+	}
+	free(buf);
+	close(fd);
+	return arg;
+}
+
+static void stop_file_reads(void)
+{
+	atomic_store(&stop_reading, 1);
+}
+
+/* ---- a system call made with syscall(2) on a pipe also made that way:
+ * nothing a thread library sees as a call that may block ---- */
+
+static int rawfds[2];
+
+static void *by_raw_read(void *arg)
+{
+	char c;
+	atomic_store(&waiting, 1);
+	CHECK(syscall(SYS_read, rawfds[0], &c, 1) == 1 && c == 'g', "raw read");
+	return arg;
+}
+
+static void raw_write(void)
+{
+	CHECK(syscall(SYS_write, rawfds[1], "g", 1) == 1, "raw write");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -188,6 +260,25 @@ int main(void)
 	CHECK(lockfd1 >= 0 && lockfd2 >= 0 && flock(lockfd1, LOCK_EX) == 0, "flock setup");
 	run("flock", by_flock, unlock_file);
 	unlink(path);
+
+	snprintf(fifo_path, sizeof fifo_path, "/tmp/gmp-fifo-%d", (int)getpid());
+	CHECK(mkfifo(fifo_path, 0600) == 0, "mkfifo");
+	run("fifo", by_fifo, fifo_write);
+	unlink(fifo_path);
+
+	snprintf(file_path, sizeof file_path, "/tmp/gmp-file-%d", (int)getpid());
+	int fd = open(file_path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, 8 << 20) == 0, "make file");
+	char *page = calloc(1, 1 << 20);
+	for (int i = 0; i < 8; i++)
+		CHECK(pwrite(fd, page, 1 << 20, (off_t)i << 20) == 1 << 20, "fill file");
+	free(page);
+	close(fd);
+	run("file reads", by_file_reads, stop_file_reads);
+	unlink(file_path);
+
+	CHECK(syscall(SYS_pipe2, rawfds, 0) == 0, "raw pipe");
+	run("raw read", by_raw_read, raw_write);
 	printf("PASS blocked_calls\n");
 	return 0;
 }

@@ -1,0 +1,193 @@
+/*
+ * shim/fdtab.c — the descriptor table (see fdtab.h).
+ */
+#include "shim/fdtab.h"
+#include "preload/runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define CHUNK 1024
+#define NCHUNKS 1024		/* descriptors below 1M (the usual hard limit) */
+
+static _Atomic(struct fdent *) chunks[NCHUNKS];
+static struct rt_mutex chunk_lock;	/* leaf */
+static struct rt_mutex reg_lock;	/* first registrations; leaf */
+static _Atomic int maxfd = -1;		/* highest descriptor recorded */
+
+struct fdent *fd_get(int fd)
+{
+	if (fd < 0 || fd >= CHUNK * NCHUNKS)
+		return NULL;
+	struct fdent *c = ld_acq(&chunks[fd / CHUNK]);
+	return c ? &c[fd % CHUNK] : NULL;
+}
+
+struct fdent *fd_entry(int fd)
+{
+	struct fdent *e = fd_get(fd);
+	if (e || fd < 0 || fd >= CHUNK * NCHUNKS)
+		return e;
+	rt_lock(&chunk_lock);
+	struct fdent *c = ld_rlx(&chunks[fd / CHUNK]);
+	if (!c) {
+		c = rt_mmap(CHUNK * sizeof(struct fdent), PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS);
+		if (c)
+			st_rel(&chunks[fd / CHUNK], c);
+	}
+	rt_unlock(&chunk_lock);
+	return c ? &c[fd % CHUNK] : NULL;
+}
+
+static void drop_pd(int fd, struct fdent *e)
+{
+	struct pdesc *pd = xchg(&e->pd, (struct pdesc *)NULL);
+	if (pd)
+		netpoll_close(pd, fd);
+}
+
+static void note_max(int fd)
+{
+	int m = ld_rlx(&maxfd);
+	while (fd > m && !cas(&maxfd, &m, fd))
+		;
+}
+
+void fd_created(int fd, bool user_nb, bool socket)
+{
+	struct fdent *e = fd_entry(fd);
+	if (!e) {
+		/* no table memory: hand the program a descriptor with the
+		 * flags it asked for, made through system calls */
+		if (!user_nb) {
+			int fl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
+			if (fl >= 0)
+				arch_syscall3(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
+		return;
+	}
+	drop_pd(fd, e);		/* a stale one: fd was closed behind our back */
+	st_rlx(&e->rcvtimeo, 0);
+	st_rlx(&e->sndtimeo, 0);
+	st_rlx(&e->peer, 0);
+	st_rel(&e->flags, FD_POLLED | (user_nb ? FD_USER_NB : 0) | (socket ? FD_SOCKET : 0));
+	note_max(fd);
+}
+
+void fd_set_peers(int a, int b)
+{
+	struct fdent *ea = fd_get(a), *eb = fd_get(b);
+	if (ea && eb) {
+		st_rlx(&ea->peer, b + 1);
+		st_rlx(&eb->peer, a + 1);
+	}
+}
+
+void fd_forget(int fd)
+{
+	struct fdent *e = fd_get(fd);
+	if (!e)
+		return;
+	st_rel(&e->flags, 0u);
+	int p = xchg(&e->peer, 0);
+	if (p) {
+		struct fdent *pe = fd_get(p - 1);
+		int me = fd + 1;
+		if (pe)
+			cas(&pe->peer, &me, 0);
+	}
+	drop_pd(fd, e);
+}
+
+void fd_dup(int oldfd, int newfd)
+{
+	struct fdent *o = fd_get(oldfd);
+	uint32_t fl = o ? ld_acq(&o->flags) : 0;
+	if (!(fl & FD_POLLED)) {
+		fd_forget(newfd);
+		return;
+	}
+	fd_created(newfd, fl & FD_USER_NB, fl & FD_SOCKET);
+	struct fdent *n = fd_get(newfd);
+	if (n) {
+		st_rlx(&n->rcvtimeo, ld_rlx(&o->rcvtimeo));
+		st_rlx(&n->sndtimeo, ld_rlx(&o->sndtimeo));
+	}
+}
+
+void fd_demote(int fd)
+{
+	struct fdent *e = fd_get(fd);
+	uint32_t fl = e ? ld_acq(&e->flags) : 0;
+	if (!(fl & FD_POLLED))
+		return;
+	if (!(fl & FD_USER_NB)) {
+		int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
+		if (kfl >= 0)
+			arch_syscall3(SYS_fcntl, fd, F_SETFL, kfl & ~O_NONBLOCK);
+	}
+	fd_forget(fd);
+}
+
+struct pdesc *fd_pdesc(int fd, struct fdent *e, int *err)
+{
+	struct pdesc *pd = ld_acq(&e->pd);
+	if (pd)
+		return pd;
+	rt_lock(&reg_lock);
+	pd = ld_acq(&e->pd);
+	if (!pd) {
+		pd = netpoll_open(fd, err);
+		if (pd)
+			st_rel(&e->pd, pd);
+	}
+	rt_unlock(&reg_lock);
+	return pd;
+}
+
+void fd_exec_flags(bool restore)
+{
+	int m = ld_acq(&maxfd);
+	for (int fd = 0; fd <= m; fd++) {
+		struct fdent *e = fd_get(fd);
+		if (!e) {
+			fd |= CHUNK - 1;	/* skip the whole chunk */
+			continue;
+		}
+		uint32_t fl = ld_acq(&e->flags);
+		if ((fl & (FD_POLLED | FD_USER_NB)) != FD_POLLED)
+			continue;
+		long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
+		if (fdfl < 0 || (fdfl & FD_CLOEXEC))
+			continue;
+		int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
+		if (kfl >= 0)
+			arch_syscall3(SYS_fcntl, fd, F_SETFL,
+				      restore ? kfl | O_NONBLOCK : kfl & ~O_NONBLOCK);
+	}
+}
+
+void fd_demote_inheritable(void)
+{
+	int m = ld_acq(&maxfd);
+	for (int fd = 0; fd <= m; fd++) {
+		struct fdent *e = fd_get(fd);
+		if (!e) {
+			fd |= CHUNK - 1;
+			continue;
+		}
+		if (!(ld_acq(&e->flags) & FD_POLLED))
+			continue;
+		long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
+		if (fdfl >= 0 && !(fdfl & FD_CLOEXEC))
+			fd_demote(fd);
+	}
+}
+
+bool fd_internal(int fd)
+{
+	return netpoll_owns_fd(fd);
+}

@@ -1,0 +1,408 @@
+/*
+ * shim/poll.c — waiting for many descriptors: poll, ppoll, select,
+ * pselect, epoll_wait, epoll_pwait, epoll_pwait2.
+ *
+ * The kernel stays the judge of readiness: every answer comes from the
+ * real call made with a zero timeout. Between those checks the G parks on
+ * the netpoller with a poll waiter on each descriptor (registering
+ * inherited descriptors too; that does not change their flags), armed
+ * before the check so that no edge in between is missed. An epoll
+ * instance is itself a descriptor the netpoller watches. Timeouts ride on
+ * the G's timer; a signal ends the wait with EINTR after its handler, as
+ * these calls are never restarted. A call with a signal mask to apply
+ * (ppoll, pselect, epoll_pwait with a mask) and one on a descriptor the
+ * poller cannot watch are made as system calls that may block instead.
+ */
+#include "shim/io.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+
+extern _Noreturn void __chk_fail(void);
+
+static int64_t ts_deadline(const struct timespec *ts)
+{
+	if (!ts)
+		return 0;
+	int64_t ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	if (ns > INT64_MAX / 4)
+		return 0;	/* centuries: forever */
+	return rt_nanotime() + (ns > 0 ? ns : 0);
+}
+
+static int64_t ms_deadline(int ms)
+{
+	return ms < 0 ? 0 : rt_nanotime() + (int64_t)ms * 1000000;
+}
+
+/* Poll waiters for fds into ws (room for 2n); returns how many, or -1
+ * when a descriptor cannot be watched. */
+static int build_waiters(const struct pollfd *fds, nfds_t n, struct np_waiter *ws)
+{
+	int k = 0;
+	for (nfds_t i = 0; i < n; i++) {
+		int fd = fds[i].fd;
+		if (fd < 0)
+			continue;
+		struct fdent *e = fd_entry(fd);
+		int err;
+		struct pdesc *pd = e ? fd_pdesc(fd, e, &err) : NULL;
+		if (!pd)
+			return -1;
+		short ev = fds[i].events;
+		bool wr = ev & (POLLOUT | POLLWRNORM | POLLWRBAND);
+		bool rd = (ev & (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP)) || !wr;
+		if (rd)
+			ws[k++] = (struct np_waiter){.pd = pd, .mode = NP_READ};
+		if (wr)
+			ws[k++] = (struct np_waiter){.pd = pd, .mode = NP_WRITE};
+	}
+	return k;
+}
+
+/*
+ * The waiting loop shared by poll and select: check() asks the kernel
+ * without blocking (returns > 0 ready, < 0 error with errno, 0 nothing);
+ * returns its answer, 0 at the deadline (after one last check), or -1
+ * with EINTR.
+ */
+static int wait_many(struct np_waiter *ws, int k, int64_t deadline,
+		     int (*check)(void *arg), void *arg)
+{
+	struct g *gp = getg();
+	for (;;) {
+		netpoll_arm(ws, k);
+		int r = check(arg);
+		if (r != 0) {
+			int e = errno;
+			netpoll_disarm(ws, k);
+			errno = e;
+			return r;
+		}
+		int w = netpoll_park(ws, k, deadline, WAIT_POLL);
+		if (w == ETIMEDOUT)
+			return check(arg);
+		if (w == EINTR) {
+			gmp_testcancel(gp);
+			if (gmp_sig_deliver(gp)) {
+				errno = EINTR;
+				return -1;
+			}
+		}
+	}
+}
+
+struct poll_args {
+	struct pollfd *fds;
+	nfds_t n;
+};
+
+static int poll_check(void *arg)
+{
+	struct poll_args *a = arg;
+	return real_poll(a->fds, a->n, 0);
+}
+
+/* poll and ppoll without a mask, for a G; deadline 0: none. */
+static int g_poll(struct pollfd *fds, nfds_t n, int64_t deadline, bool zero)
+{
+	struct g *gp = getg();
+	gmp_testcancel(gp);
+	int r = real_poll(fds, n, 0);
+	if (r != 0 || zero)
+		return r;
+	struct np_waiter small[32], *ws = small;
+	if (n > 16) {
+		if (n > (nfds_t)1 << 20) {
+			errno = EINVAL;
+			return -1;
+		}
+		ws = malloc(2 * n * sizeof *ws);
+		if (!ws) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	int k = build_waiters(fds, n, ws);
+	if (k < 0) {
+		/* something the poller cannot watch: the kernel waits */
+		int ms = -1;
+		if (deadline) {
+			int64_t left = deadline - rt_nanotime();
+			ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
+		}
+		r = GMP_BLOCKING(int, true, real_poll(fds, n, ms));
+	} else {
+		struct poll_args a = {fds, n};
+		r = wait_many(ws, k, deadline, poll_check, &a);
+	}
+	if (ws != small) {
+		int e = errno;
+		free(ws);
+		errno = e;
+	}
+	return r;
+}
+
+GMP_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	GMP_ENTRY(poll, fds, n, timeout);
+	if (!getg())
+		return real_poll(fds, n, timeout);
+	return g_poll(fds, n, ms_deadline(timeout), timeout == 0);
+}
+
+GMP_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t size)
+{
+	if (size / sizeof *fds < n)
+		__chk_fail();
+	return poll(fds, n, timeout);
+}
+
+GMP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		     const sigset_t *mask)
+{
+	GMP_ENTRY(ppoll, fds, n, ts, mask);
+	if (!getg())
+		return real_ppoll(fds, n, ts, mask);
+	if (mask)
+		return GMP_BLOCKING(int, true, real_ppoll(fds, n, ts, mask));
+	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return g_poll(fds, n, ts_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
+}
+
+GMP_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+			   const sigset_t *mask, size_t size)
+{
+	if (size / sizeof *fds < n)
+		__chk_fail();
+	return ppoll(fds, n, ts, mask);
+}
+
+/* --- select ------------------------------------------------------------------ */
+
+struct select_args {
+	int nfds;
+	fd_set *r, *w, *x;		/* the program's sets (results) */
+	fd_set r0, w0, x0;		/* what it asked */
+};
+
+static int select_check(void *arg)
+{
+	struct select_args *a = arg;
+	if (a->r)
+		*a->r = a->r0;
+	if (a->w)
+		*a->w = a->w0;
+	if (a->x)
+		*a->x = a->x0;
+	struct timeval zero = {0, 0};
+	return real_select(a->nfds, a->r, a->w, a->x, &zero);
+}
+
+/* select and pselect without a mask, for a G; deadline 0: none. */
+static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline, bool zero)
+{
+	struct g *gp = getg();
+	gmp_testcancel(gp);
+	if (nfds < 0 || nfds > FD_SETSIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct select_args a = {.nfds = nfds, .r = r, .w = w, .x = x};
+	if (r)
+		a.r0 = *r;
+	if (w)
+		a.w0 = *w;
+	if (x)
+		a.x0 = *x;
+	int ret = select_check(&a);
+	if (ret != 0 || zero)
+		return ret;
+	struct pollfd pf[FD_SETSIZE];
+	nfds_t n = 0;
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+		if (r && FD_ISSET(fd, &a.r0))
+			ev |= POLLIN;
+		if (w && FD_ISSET(fd, &a.w0))
+			ev |= POLLOUT;
+		if (x && FD_ISSET(fd, &a.x0))
+			ev |= POLLPRI;
+		if (ev)
+			pf[n++] = (struct pollfd){fd, ev, 0};
+	}
+	struct np_waiter *ws = malloc((2 * n + 1) * sizeof *ws);
+	if (!ws) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int k = build_waiters(pf, n, ws);
+	if (k < 0) {
+		struct timeval tv, *tvp = NULL;
+		if (deadline) {
+			int64_t left = deadline - rt_nanotime();
+			if (left < 0)
+				left = 0;
+			tv.tv_sec = left / 1000000000;
+			tv.tv_usec = left % 1000000000 / 1000;
+			tvp = &tv;
+		}
+		ret = GMP_BLOCKING(int, true, real_select(nfds, r, w, x, tvp));
+	} else {
+		ret = wait_many(ws, k, deadline, select_check, &a);
+	}
+	int e = errno;
+	free(ws);
+	errno = e;
+	return ret;
+}
+
+GMP_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
+{
+	GMP_ENTRY(select, nfds, r, w, x, tv);
+	if (!getg())
+		return real_select(nfds, r, w, x, tv);
+	int64_t deadline = 0;
+	if (tv) {
+		if (tv->tv_sec < 0 || tv->tv_usec < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		deadline = rt_nanotime() + (int64_t)tv->tv_sec * 1000000000 +
+			   (int64_t)tv->tv_usec * 1000;
+	}
+	int ret = g_select(nfds, r, w, x, deadline, tv && tv->tv_sec == 0 && tv->tv_usec == 0);
+	if (tv && deadline) {
+		/* Linux reports the time left */
+		int64_t left = deadline - rt_nanotime();
+		if (left < 0)
+			left = 0;
+		tv->tv_sec = left / 1000000000;
+		tv->tv_usec = left % 1000000000 / 1000;
+	}
+	return ret;
+}
+
+GMP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct timespec *ts,
+		       const sigset_t *mask)
+{
+	GMP_ENTRY(pselect, nfds, r, w, x, ts, mask);
+	if (!getg())
+		return real_pselect(nfds, r, w, x, ts, mask);
+	if (mask)
+		return GMP_BLOCKING(int, true, real_pselect(nfds, r, w, x, ts, mask));
+	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return g_select(nfds, r, w, x, ts_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
+}
+
+/* --- epoll -------------------------------------------------------------------- */
+
+static int g_epoll_wait(int epfd, struct epoll_event *ev, int max, int64_t deadline, bool zero)
+{
+	struct g *gp = getg();
+	gmp_testcancel(gp);
+	int r = real_epoll_wait(epfd, ev, max, 0);
+	if (r != 0 || zero)
+		return r;
+	struct fdent *e = fd_entry(epfd);
+	int err;
+	struct pdesc *pd = e ? fd_pdesc(epfd, e, &err) : NULL;
+	if (!pd) {
+		int ms = -1;
+		if (deadline) {
+			int64_t left = deadline - rt_nanotime();
+			ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
+		}
+		return GMP_BLOCKING(int, true, real_epoll_wait(epfd, ev, max, ms));
+	}
+	bool woken = false;
+	for (;;) {
+		netpoll_reset(pd, NP_READ);
+		r = real_epoll_wait(epfd, ev, max, 0);
+		if (r != 0) {
+			if (r > 0 && woken)
+				netpoll_pass(pd, NP_READ);
+			return r;
+		}
+		int w = netpoll_wait(pd, NP_READ, deadline, WAIT_POLL);
+		switch (w) {
+		case 0:
+			woken = true;
+			break;
+		case ETIMEDOUT:
+			return 0;
+		case EINTR:
+			gmp_testcancel(gp);
+			if (gmp_sig_deliver(gp)) {
+				errno = EINTR;
+				return -1;
+			}
+			break;
+		default:
+			errno = w;
+			return -1;
+		}
+	}
+}
+
+GMP_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	GMP_ENTRY(epoll_wait, epfd, ev, max, timeout);
+	if (!getg())
+		return real_epoll_wait(epfd, ev, max, timeout);
+	return g_epoll_wait(epfd, ev, max, ms_deadline(timeout), timeout == 0);
+}
+
+GMP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+			   const sigset_t *mask)
+{
+	GMP_ENTRY(epoll_pwait, epfd, ev, max, timeout, mask);
+	if (!getg())
+		return real_epoll_pwait(epfd, ev, max, timeout, mask);
+	if (mask)
+		return GMP_BLOCKING(int, true, real_epoll_pwait(epfd, ev, max, timeout, mask));
+	return g_epoll_wait(epfd, ev, max, ms_deadline(timeout), timeout == 0);
+}
+
+GMP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+			    const struct timespec *ts, const sigset_t *mask)
+{
+	GMP_ENTRY(epoll_pwait2, epfd, ev, max, ts, mask);
+	if (!getg())
+		return real_epoll_pwait2(epfd, ev, max, ts, mask);
+	if (mask)
+		return GMP_BLOCKING(int, true, real_epoll_pwait2(epfd, ev, max, ts, mask));
+	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return g_epoll_wait(epfd, ev, max, ts_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
+}
+
+GMP_EXPORT int epoll_create1(int flags)
+{
+	GMP_ENTRY(epoll_create1, flags);
+	int fd = real_epoll_create1(flags);
+	if (fd >= 0)
+		fd_forget(fd);	/* a stale entry of a number reused */
+	return fd;
+}
+
+GMP_EXPORT int epoll_create(int size)
+{
+	GMP_ENTRY(epoll_create, size);
+	int fd = real_epoll_create(size);
+	if (fd >= 0)
+		fd_forget(fd);
+	return fd;
+}
