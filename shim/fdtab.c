@@ -15,6 +15,7 @@
 static _Atomic(struct fdent *) chunks[NCHUNKS];
 static struct rt_mutex chunk_lock;	/* leaf */
 static struct rt_mutex reg_lock;	/* first registrations; leaf */
+static struct rt_mutex ring_lock;	/* dupnext rings; leaf */
 static _Atomic int maxfd = -1;		/* highest descriptor recorded */
 
 struct fdent *fd_get(int fd)
@@ -49,6 +50,29 @@ static void drop_pd(int fd, struct fdent *e)
 		netpoll_close(pd, fd);
 }
 
+/* Take fd out of its ring of duplicates. */
+static void ring_leave(int fd, struct fdent *e)
+{
+	if (!__atomic_load_n(&e->dupnext, __ATOMIC_RELAXED))
+		return;
+	rt_lock(&ring_lock);
+	int next = e->dupnext;
+	for (int cur = next, i = 0; cur && i < 1 << 20; i++) {
+		struct fdent *c = fd_get(cur - 1);
+		if (!c)
+			break;
+		if (c->dupnext == fd + 1) {
+			/* c points at us: at our next, or at nobody if c
+			 * would be left alone */
+			c->dupnext = next == cur ? 0 : next;
+			break;
+		}
+		cur = c->dupnext;
+	}
+	e->dupnext = 0;
+	rt_unlock(&ring_lock);
+}
+
 static void note_max(int fd)
 {
 	int m = ld_rlx(&maxfd);
@@ -70,6 +94,7 @@ void fd_created(int fd, bool user_nb, bool socket)
 		return;
 	}
 	drop_pd(fd, e);		/* a stale one: fd was closed behind our back */
+	ring_leave(fd, e);
 	st_rlx(&e->rcvtimeo, 0);
 	st_rlx(&e->sndtimeo, 0);
 	st_rlx(&e->peer, 0);
@@ -86,12 +111,62 @@ void fd_set_peers(int a, int b)
 	}
 }
 
+/* Apply fn to fd and every duplicate of it. */
+static void ring_each(int fd, void (*fn)(struct fdent *e, void *arg), void *arg)
+{
+	struct fdent *e = fd_get(fd);
+	if (!e)
+		return;
+	rt_lock(&ring_lock);
+	fn(e, arg);
+	int cur = e->dupnext;
+	for (int i = 0; cur && cur != fd + 1 && i < 1 << 20; i++) {
+		struct fdent *c = fd_get(cur - 1);
+		if (!c)
+			break;
+		fn(c, arg);
+		cur = c->dupnext;
+	}
+	rt_unlock(&ring_lock);
+}
+
+static void set_nb(struct fdent *e, void *arg)
+{
+	if (arg)
+		atomic_fetch_or(&e->flags, FD_USER_NB);
+	else
+		atomic_fetch_and(&e->flags, ~(uint32_t)FD_USER_NB);
+}
+
+void fd_set_user_nb(int fd, bool nb)
+{
+	ring_each(fd, set_nb, nb ? (void *)1 : NULL);
+}
+
+struct timeo {
+	bool rcv;
+	int64_t ns;
+};
+
+static void set_timeo(struct fdent *e, void *arg)
+{
+	struct timeo *t = arg;
+	st_rlx(t->rcv ? &e->rcvtimeo : &e->sndtimeo, t->ns);
+}
+
+void fd_set_timeo(int fd, bool rcv, int64_t ns)
+{
+	struct timeo t = {rcv, ns};
+	ring_each(fd, set_timeo, &t);
+}
+
 void fd_forget(int fd)
 {
 	struct fdent *e = fd_get(fd);
 	if (!e)
 		return;
 	st_rel(&e->flags, 0u);
+	ring_leave(fd, e);
 	int p = xchg(&e->peer, 0);
 	if (p) {
 		struct fdent *pe = fd_get(p - 1);
@@ -115,6 +190,11 @@ void fd_dup(int oldfd, int newfd)
 	if (n) {
 		st_rlx(&n->rcvtimeo, ld_rlx(&o->rcvtimeo));
 		st_rlx(&n->sndtimeo, ld_rlx(&o->sndtimeo));
+		/* into oldfd's ring of duplicates */
+		rt_lock(&ring_lock);
+		n->dupnext = o->dupnext ? o->dupnext : oldfd + 1;
+		o->dupnext = newfd + 1;
+		rt_unlock(&ring_lock);
 	}
 }
 

@@ -45,6 +45,11 @@ struct fdent {
 	 * here: I/O on one end wakes the Gs waiting on the other at once. A
 	 * hint only: the kernel's edge still comes. */
 	_Atomic int peer;
+	/* The next descriptor (fd + 1) sharing this one's open file
+	 * description (made by dup), in a ring; 0: none. O_NONBLOCK and the
+	 * socket timeouts belong to the description, so they change for the
+	 * whole ring. Under the ring lock. */
+	int dupnext;
 };
 
 /* The entry of fd, or NULL when libgmp never recorded anything there. */
@@ -68,6 +73,12 @@ void fd_forget(int fd);
 void fd_set_peers(int a, int b);
 /* newfd became a duplicate of oldfd (dup, dup2, dup3, F_DUPFD). */
 void fd_dup(int oldfd, int newfd);
+/* The program set (nb) or cleared O_NONBLOCK on polled descriptor fd:
+ * every duplicate sees it. */
+void fd_set_user_nb(int fd, bool nb);
+/* A socket timeout (SO_RCVTIMEO when rcv, else SO_SNDTIMEO) of ns was set
+ * on polled descriptor fd: every duplicate has it. */
+void fd_set_timeo(int fd, bool rcv, int64_t ns);
 /* Make fd an ordinary descriptor: the kernel's O_NONBLOCK becomes the
  * program's view, and calls on it become system calls. */
 void fd_demote(int fd);

@@ -87,10 +87,10 @@ GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	GMP_ENTRY(read, fd, buf, n);
 	struct fdent *e = fd_polled(fd);
 	if (!e)
-		return IO_SYSCALL(ssize_t, true, real_read(fd, buf, n));
+		return IO_SYSCALL(ssize_t, true, SYS_READ(fd, buf, n));
 	if (getg())
 		gmp_testcancel(getg());
-	return IO_POLLED(fd, e, NP_READ, true, false, real_read(fd, buf, n));
+	return IO_POLLED(fd, e, NP_READ, true, false, SYS_READ(fd, buf, n));
 }
 
 GMP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
@@ -108,7 +108,7 @@ GMP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 		return IO_SYSCALL(ssize_t, true, real_readv(fd, iov, n));
 	if (getg())
 		gmp_testcancel(getg());
-	return IO_POLLED(fd, e, NP_READ, true, false, real_readv(fd, iov, n));
+	return IO_POLLED(fd, e, NP_READ, true, false, SYS_READV(fd, iov, n));
 }
 
 /* recv with MSG_WAITALL on a blocking socket waits for all n bytes; the
@@ -121,7 +121,7 @@ static ssize_t recv_loop(int fd, struct fdent *e, void *buf, size_t n, int flags
 	size_t done = 0;
 	for (;;) {
 		ssize_t r = IO_POLLED(fd, e, NP_READ, true, once,
-				      real_recvfrom(fd, (char *)buf + done, n - done, flags, addr, alen));
+				      SYS_RECVFROM(fd, (char *)buf + done, n - done, flags, addr, alen));
 		if (r < 0)
 			return done ? (ssize_t)done : -1;
 		done += (size_t)r;
@@ -172,11 +172,11 @@ GMP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_recvmsg(fd, msg, flags);
-		return IO_SYSCALL(ssize_t, true, real_recvmsg(fd, msg, flags));
+		return IO_SYSCALL(ssize_t, true, SYS_RECVMSG(fd, msg, flags));
 	}
 	if (getg())
 		gmp_testcancel(getg());
-	return IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, real_recvmsg(fd, msg, flags));
+	return IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, SYS_RECVMSG(fd, msg, flags));
 }
 
 GMP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags,
@@ -209,7 +209,7 @@ GMP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	size_t done = 0;
 	for (;;) {
 		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, false,
-				      real_write(fd, (const char *)buf + done, n - done));
+				      SYS_WRITE(fd, (const char *)buf + done, n - done));
 		if (r < 0)
 			return done ? (ssize_t)done : -1;
 		done += (size_t)r;
@@ -234,8 +234,8 @@ GMP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 	size_t done = 0;
 	for (;;) {
 		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, once,
-				      real_sendto(fd, (const char *)buf + done, n - done, flags,
-						  addr, alen));
+				      SYS_SENDTO(fd, (const char *)buf + done, n - done, flags,
+						 addr, alen));
 		if (r < 0)
 			return done ? (ssize_t)done : -1;
 		done += (size_t)r;
@@ -309,10 +309,10 @@ static ssize_t writev_all(int fd, struct fdent *e, const struct iovec *iov0, int
 				m.msg_controllen = 0;
 			}
 			r = IO_POLLED(fd, e, NP_WRITE, true, flags & MSG_DONTWAIT,
-				      real_sendmsg(fd, &m, flags));
+				      SYS_SENDMSG(fd, &m, flags));
 		} else {
 			r = IO_POLLED(fd, e, NP_WRITE, true, false,
-				      real_writev(fd, iov + first, n - first));
+				      SYS_WRITEV(fd, iov + first, n - first));
 		}
 		if (r < 0) {
 			ret = done ? (ssize_t)done : -1;

@@ -10,6 +10,7 @@
 #include "core/sched.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
 
 /* State of one call on a polled descriptor across its waits. */
 struct iowait {
@@ -33,7 +34,7 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w);
  * blocking view wants. `once` (bool): do not wait (MSG_DONTWAIT). */
 #define IO_POLLED(fd, e, mode, restart, once, call) ({ \
 	struct iowait iw_ = {0, false, (restart)}; \
-	ssize_t r_; \
+	ssize_t r_ = -1; \
 	for (;;) { \
 		struct pdesc *pd_ = ld_acq(&(e)->pd); \
 		if (pd_) \
@@ -57,6 +58,29 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w);
 	} \
 	r_; \
 })
+
+/* Calls on polled descriptors are made as plain system calls: glibc's
+ * wrappers would only add their cancellation handling (libgmp does its
+ * own). io_ret turns the kernel's result into glibc's. */
+static inline ssize_t io_ret(long r)
+{
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+#define SYS_READ(fd, buf, n) io_ret(arch_syscall3(SYS_read, (fd), (buf), (n)))
+#define SYS_WRITE(fd, buf, n) io_ret(arch_syscall3(SYS_write, (fd), (buf), (n)))
+#define SYS_READV(fd, iov, n) io_ret(arch_syscall3(SYS_readv, (fd), (iov), (n)))
+#define SYS_WRITEV(fd, iov, n) io_ret(arch_syscall3(SYS_writev, (fd), (iov), (n)))
+#define SYS_RECVFROM(fd, buf, n, fl, a, al) \
+	io_ret(arch_syscall6(SYS_recvfrom, (fd), (long)(buf), (long)(n), (fl), (long)(a), (long)(al)))
+#define SYS_SENDTO(fd, buf, n, fl, a, al) \
+	io_ret(arch_syscall6(SYS_sendto, (fd), (long)(buf), (long)(n), (fl), (long)(a), (long)(al)))
+#define SYS_RECVMSG(fd, m, fl) io_ret(arch_syscall3(SYS_recvmsg, (fd), (m), (fl)))
+#define SYS_SENDMSG(fd, m, fl) io_ret(arch_syscall3(SYS_sendmsg, (fd), (m), (fl)))
+#define SYS_ACCEPT4(fd, a, al, fl) io_ret(arch_syscall4(SYS_accept4, (fd), (a), (al), (fl)))
 
 /* A call that may block on a descriptor libgmp does not poll: a system
  * call of the G (cancellation point when `cancel`). */

@@ -120,7 +120,7 @@ GMP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags
 		if (getg())
 			gmp_testcancel(getg());
 		r = (int)IO_POLLED(fd, e, NP_READ, true, false,
-				   real_accept4(fd, addr, alen, flags | SOCK_NONBLOCK));
+				   SYS_ACCEPT4(fd, addr, alen, flags | SOCK_NONBLOCK));
 	}
 	if (r >= 0) {
 		fd_created(r, flags & SOCK_NONBLOCK, true);
@@ -197,7 +197,7 @@ GMP_EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_
 			socklen_t l = sizeof tv;
 			if (real_getsockopt(fd, level, name, &tv, &l) == 0) {
 				int64_t ns = (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-				st_rlx(name == SO_RCVTIMEO ? &e->rcvtimeo : &e->sndtimeo, ns);
+				fd_set_timeo(fd, name == SO_RCVTIMEO, ns);
 			}
 		}
 	}
@@ -279,12 +279,8 @@ static int fcntl_impl(int fd, int cmd, void *arg)
 		if (!e)
 			return real_fcntl(fd, cmd, v);
 		int r = real_fcntl(fd, cmd, v | O_NONBLOCK);
-		if (r == 0) {
-			if (v & O_NONBLOCK)
-				atomic_fetch_or(&e->flags, FD_USER_NB);
-			else
-				atomic_fetch_and(&e->flags, ~(uint32_t)FD_USER_NB);
-		}
+		if (r == 0)
+			fd_set_user_nb(fd, v & O_NONBLOCK);
 		return r;
 	}
 	case F_DUPFD:
@@ -332,10 +328,7 @@ GMP_EXPORT int ioctl(int fd, unsigned long req, ...)
 				errno = EFAULT;
 				return -1;
 			}
-			if (*(int *)arg)
-				atomic_fetch_or(&e->flags, FD_USER_NB);
-			else
-				atomic_fetch_and(&e->flags, ~(uint32_t)FD_USER_NB);
+			fd_set_user_nb(fd, *(int *)arg != 0);
 			return 0;
 		}
 	}
