@@ -27,6 +27,7 @@ void debug_stats(struct rt_stats *st)
 	st->blocked = ld_rlx(&sched.nblocked);
 	st->netpoll_wakeups = ld_rlx(&sched.nnetpollg);
 	st->sysmon_polls = ld_rlx(&sched.nnetpoll_sysmon);
+	st->sysmon_timers = ld_rlx(&sched.nsysmon_timers);
 	st->gomaxprocs = sched.gomaxprocs;
 }
 

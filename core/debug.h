@@ -23,6 +23,7 @@ struct rt_stats {
 	uint64_t blocked;		/* Ms found blocked where libgmp cannot see */
 	uint64_t netpoll_wakeups;	/* Gs woken by a descriptor's readiness */
 	uint64_t sysmon_polls;		/* network polls by sysmon that woke Gs */
+	uint64_t sysmon_timers;		/* Ms sysmon woke for overdue timers */
 	int gomaxprocs;
 };
 void debug_stats(struct rt_stats *st);

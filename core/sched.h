@@ -175,6 +175,7 @@ struct sched {
 	_Atomic uint64_t nblocked;	/* Ms found blocked where libgmp cannot see */
 	_Atomic uint64_t nnetpoll_sysmon;	/* network polls by sysmon that readied Gs */
 	_Atomic uint64_t nnetpollg;	/* Gs readied because a descriptor became ready */
+	_Atomic uint64_t nsysmon_timers;	/* Ms sysmon woke for overdue timers */
 	int64_t start_ns;
 };
 

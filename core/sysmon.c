@@ -130,6 +130,14 @@ static void *sysmon_main(void *arg)
 				sched_inject(list, n, NULL);
 			}
 		}
+		/* timers more than 1 ms overdue while a P is idle: nobody is
+		 * looking at them (their P runs a long G); start an M, which
+		 * runs other Ps' expired timers when it looks for work */
+		int64_t next = sched_timesleepuntil();
+		if (next && now - next > 1000000 && ld_rlx(&sched.npidle) > 0) {
+			xadd(&sched.nsysmon_timers, 1);
+			sched_wakep();
+		}
 		/* as Go's sysmon: 20 us rounds until 50 in a row found nothing
 		 * to retake (1 ms), then doubling */
 		if (sched_retake(now) + sched_retake_blocked(now))

@@ -79,6 +79,7 @@ static inline void set_owner(pthread_mutex_t *m, int id)
  * 0 (locked) or ETIMEDOUT. */
 static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 {
+	gmp_reenter();	/* it may park: with a P (GMP_ENTRY_LIGHT) */
 	_Atomic uint32_t *st = mstate(m);
 	int64_t wait_start = 0;
 	bool starving = false, awoke = false;
@@ -430,13 +431,13 @@ int gmp_mutex_lock(pthread_mutex_t *m)
 
 GMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	GMP_ENTRY(pthread_mutex_lock, m);
+	GMP_ENTRY_LIGHT(pthread_mutex_lock, m);
 	return gmp_mutex_lock(m);
 }
 
 GMP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	GMP_ENTRY(pthread_mutex_trylock, m);
+	GMP_ENTRY_LIGHT(pthread_mutex_trylock, m);
 	if (unlikely(glibcs(m))) {
 		int err = pp_dedicate(m);
 		return err ? err : real_pthread_mutex_trylock(m);
@@ -496,7 +497,7 @@ int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 
 GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	GMP_ENTRY(pthread_mutex_unlock, m);
+	GMP_ENTRY_LIGHT(pthread_mutex_unlock, m);
 	return gmp_mutex_unlock(m, true);
 }
 

@@ -44,6 +44,15 @@ static inline void gmp_init(void)
 	gmp_reenter(); \
 } while (0)
 
+/* GMP_ENTRY without gmp_reenter, for the hottest entries (mutex lock,
+ * trylock, unlock), whose fast paths do not touch the P; their slow
+ * paths call gmp_reenter before they may park. */
+#define GMP_ENTRY_LIGHT(name, ...) do { \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough)) \
+		return real_##name(__VA_ARGS__); \
+} while (0)
+
 /* A G that calls into libgmp from inside a call made as a system call
  * (GMP_BLOCKING: a name service module opening a socket inside
  * getaddrinfo, a signal handler) takes a P back first; the rest of the

@@ -270,8 +270,8 @@ Test(compat, gmprun_stats, .timeout = 60)
 		run_dump("gmprun --stats", &r);
 	cr_assert_eq(run_code(&r), 0);
 	cr_assert(strstr(r.out, "PASS storm threads=120"));
-	cr_assert(strstr(r.err, "gmprun: threads created:   120\n"), "%s", r.err);
-	cr_assert(strstr(r.err, "gmprun: processors:        2\n"), "%s", r.err);
+	cr_assert(strstr(r.err, "gmprun: threads created:    120\n"), "%s", r.err);
+	cr_assert(strstr(r.err, "gmprun: processors:         2\n"), "%s", r.err);
 	const char *p = strstr(r.err, "gmprun: peak OS threads:");
 	cr_assert(p);
 	long os = atol(p + strlen("gmprun: peak OS threads:"));

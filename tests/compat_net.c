@@ -196,6 +196,12 @@ SAME_AS_NPTL(errno_values_and_nonblocking_flag, "errors",
 		   "read on a closed fd: -1 EBADF",
 		   "write to a pipe whose read end is closed: -1 EPIPE"))
 
+/* read, recv, accept and poll are cancellation points: a thread blocked
+ * in each is cancelled and its cleanup handler runs. */
+SAME_AS_NPTL(blocked_io_is_a_cancellation_point, "cancel",
+	     LINES("read: cancelled while blocked, cleanup handlers run: 1",
+		   "poll: cancelled while blocked, cleanup handlers run: 4"))
+
 /* A pipe and a socket the program left blocking (after a blocking
  * transfer on each) are blocking in a child made by posix_spawn and by
  * fork+execve, as the kernel reports it to the child; a pipe end the

@@ -1416,6 +1416,61 @@ static void sub_spawnflags(void)
 		close(fds[i]);
 }
 
+/* ---- cancel: the I/O calls are cancellation points -------------------------------------- */
+
+static int cn_pipe[2], cn_pair[2], cn_listen;
+static atomic_int cn_blocking, cn_cleanups;
+
+static void cn_cleanup(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&cn_cleanups, 1);
+}
+
+static void *cn_blocker(void *arg)
+{
+	const char *what = arg;
+	char c;
+	struct pollfd p = {cn_pipe[0], POLLIN, 0};
+	pthread_cleanup_push(cn_cleanup, NULL);
+	atomic_fetch_add(&cn_blocking, 1);
+	if (strcmp(what, "read") == 0)
+		(void)read(cn_pipe[0], &c, 1);
+	else if (strcmp(what, "recv") == 0)
+		(void)recv(cn_pair[0], &c, 1, 0);
+	else if (strcmp(what, "accept") == 0)
+		(void)accept(cn_listen, NULL, NULL);
+	else
+		(void)poll(&p, 1, -1);
+	pthread_cleanup_pop(0);
+	return NULL;	/* not cancelled: the test fails on the result */
+}
+
+static void sub_cancel(void)
+{
+	static const char *const calls[] = {"read", "recv", "accept", "poll"};
+	struct sockaddr_in a;
+	CHECK(pipe(cn_pipe) == 0, "pipe: %s", strerror(errno));
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, cn_pair) == 0, "socketpair: %s", strerror(errno));
+	cn_listen = tcp_listener(&a, 4, 0);
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		pthread_t t;
+		void *res = NULL;
+		atomic_store(&cn_blocking, 0);
+		EXPECT_ERR(0, pthread_create(&t, NULL, cn_blocker, (void *)calls[i]));
+		while (!atomic_load(&cn_blocking))
+			usleep(1000);
+		usleep(50000);	/* into the call (it cannot return on its own) */
+		EXPECT_ERR(0, pthread_cancel(t));
+		EXPECT_ERR(0, pthread_join(t, &res));
+		CHECK(res == PTHREAD_CANCELED, "%s: not cancelled", calls[i]);
+		SAY("%s: cancelled while blocked, cleanup handlers run: %d", calls[i],
+		    atomic_load(&cn_cleanups));
+	}
+	close(cn_pipe[0]), close(cn_pipe[1]), close(cn_pair[0]), close(cn_pair[1]);
+	close(cn_listen);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct subcommand cmds[] = {
@@ -1427,6 +1482,7 @@ int main(int argc, char **argv)
 		{"tcp", sub_tcp, true},
 		{"closewake", sub_closewake, false},
 		{"spawnflags", sub_spawnflags, true},
+		{"cancel", sub_cancel, true},
 		{NULL, NULL, false},
 	};
 	if (argc > 1 && strcmp(argv[1], "spawnflags-child") == 0)
