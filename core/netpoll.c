@@ -450,6 +450,25 @@ void netpoll_disarm(struct np_waiter *ws, int n)
 	take_all(ws, n);
 }
 
+void netpoll_after_fork(void)
+{
+	int ep = ld_rlx(&epfd);
+	if (ep >= 0) {
+		arch_syscall1(SYS_close, ep);
+		arch_syscall1(SYS_close, evfd);
+	}
+	st_rlx(&epfd, -1);
+	evfd = -1;
+	st_rlx(&nwaiters, 0);
+	st_rlx(&pending, 0u);
+	st_rlx(&futex_sleepers, 0);
+	init_lock = (struct rt_mutex){0};
+	pd_lock = (struct rt_mutex){0};
+	/* an M of the parent may have been blocked in the poller */
+	st_rel(&sched.lastpoll, rt_nanotime());
+	st_rel(&sched.pollUntil, (int64_t)0);
+}
+
 bool netpoll_owns_fd(int fd)
 {
 	int ep = ld_acq(&epfd);

@@ -99,6 +99,11 @@ struct g *netpoll(int64_t delay, int *n);
 /* Wake the M blocked in netpoll, or make its next netpoll return at once.
  * Any thread; TLS-free. */
 void netpoll_break(void);
+/* In the child of fork: the epoll instance is shared with the parent, so
+ * the child lets go of it (and of every registration and waiter it
+ * inherited) and makes its own on its next registration. The caller
+ * forgets every pdesc it holds. */
+void netpoll_after_fork(void);
 /* Is fd one of the poller's own descriptors? */
 bool netpoll_owns_fd(int fd);
 /* Is there any G waiting on a descriptor? (Worth a poll.) */

@@ -912,7 +912,7 @@ void sched_sig_retake(void *uc)
 	/* Only a G in a system call (the kernel restarts it: the pc is at
 	 * the instruction) made by code that is not libgmp's, which may be
 	 * using the P. A thread that merely got no CPU is left alone. */
-	if (!gp || !pp || !text_hi || g_status(gp) != G_RUNNING ||
+	if (!gp || !pp || !text_hi || mp->in_fork || g_status(gp) != G_RUNNING ||
 	    (pc >= text_lo && pc < text_hi) || !arch_at_syscall(pc))
 		return;
 	xadd(&sched.nblocked, 1);

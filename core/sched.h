@@ -125,6 +125,10 @@ struct m {
 	/* g_park hand-off to the g0 half; owner only. */
 	bool (*waitunlockf)(struct m *mp, struct g *gp, void *arg);
 	void *waitlock;
+	/* The M is inside fork(): sysmon's SCHED_SIG_RETAKE must not turn
+	 * its state into a system call the child would inherit half-done.
+	 * Owner only (read by its own signal handler). */
+	bool in_fork;
 	uint64_t rand;			/* owner only */
 	_Atomic(struct m *) spawnlink;	/* pending OS-thread creation */
 };

@@ -9,6 +9,7 @@
  * programs keep glibc's single-threaded fast paths.
  */
 #include "preload/runtime.h"
+#include "shim/fdtab.h"
 #include "core/config.h"
 #include "core/os.h"
 #include "core/sched.h"
@@ -57,6 +58,8 @@ static void runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
+	/* a child of fork must not share the parent's epoll instance */
+	pthread_atfork(NULL, NULL, fd_after_fork);
 }
 
 void gmp_init_slow(void)

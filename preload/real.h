@@ -220,7 +220,8 @@
 	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL) \
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *), NULL) \
 	X(int, sigsuspend, (const sigset_t *), NULL) \
-	X(int, pause, (void), NULL)
+	X(int, pause, (void), NULL) \
+	X(pid_t, fork, (void), NULL)
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECLARE)

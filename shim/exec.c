@@ -13,6 +13,7 @@
  */
 #include "shim/fdtab.h"
 #include "preload/runtime.h"
+#include "core/sched.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -153,6 +154,24 @@ GMP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, 
 	if (r == 0)
 		fd_demote(fd);
 	return r;
+}
+
+/* fork as glibc's; the forking M tells sysmon's signal to leave it be
+ * while the child is made (the child copies the scheduler's state). */
+GMP_EXPORT pid_t fork(void)
+{
+	GMP_ENTRY(fork);
+	struct g *gp = getg();
+	struct m *mp = gp ? gp->m : NULL;
+	if (mp)
+		__atomic_store_n(&mp->in_fork, true, __ATOMIC_RELAXED);
+	pid_t pid = real_fork();
+	int e = errno;
+	gp = getg();
+	if (gp && gp->m)
+		__atomic_store_n(&gp->m->in_fork, false, __ATOMIC_RELAXED);
+	errno = e;
+	return pid;
 }
 
 GMP_EXPORT FILE *popen(const char *cmd, const char *mode)

@@ -228,7 +228,8 @@ struct pdesc *fd_pdesc(int fd, struct fdent *e, int *err)
 	return pd;
 }
 
-void fd_exec_flags(bool restore)
+/* fn(fd, e) for every descriptor with an entry. */
+static void each_entry(void (*fn)(int fd, struct fdent *e, void *arg), void *arg)
 {
 	int m = ld_acq(&maxfd);
 	for (int fd = 0; fd <= m; fd++) {
@@ -237,34 +238,57 @@ void fd_exec_flags(bool restore)
 			fd |= CHUNK - 1;	/* skip the whole chunk */
 			continue;
 		}
-		uint32_t fl = ld_acq(&e->flags);
-		if ((fl & (FD_POLLED | FD_USER_NB)) != FD_POLLED)
-			continue;
-		long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
-		if (fdfl < 0 || (fdfl & FD_CLOEXEC))
-			continue;
-		int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
-		if (kfl >= 0)
-			arch_syscall3(SYS_fcntl, fd, F_SETFL,
-				      restore ? kfl | O_NONBLOCK : kfl & ~O_NONBLOCK);
+		fn(fd, e, arg);
 	}
+}
+
+static bool inheritable(int fd)
+{
+	long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
+	return fdfl >= 0 && !(fdfl & FD_CLOEXEC);
+}
+
+static void exec_flags(int fd, struct fdent *e, void *arg)
+{
+	bool restore = arg != NULL;
+	if ((ld_acq(&e->flags) & (FD_POLLED | FD_USER_NB)) != FD_POLLED || !inheritable(fd))
+		return;
+	int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
+	if (kfl >= 0)
+		arch_syscall3(SYS_fcntl, fd, F_SETFL, restore ? kfl | O_NONBLOCK : kfl & ~O_NONBLOCK);
+}
+
+void fd_exec_flags(bool restore)
+{
+	each_entry(exec_flags, restore ? (void *)1 : NULL);
+}
+
+static void demote_inheritable(int fd, struct fdent *e, void *arg)
+{
+	(void)arg;
+	if ((ld_acq(&e->flags) & FD_POLLED) && inheritable(fd))
+		fd_demote(fd);
 }
 
 void fd_demote_inheritable(void)
 {
-	int m = ld_acq(&maxfd);
-	for (int fd = 0; fd <= m; fd++) {
-		struct fdent *e = fd_get(fd);
-		if (!e) {
-			fd |= CHUNK - 1;
-			continue;
-		}
-		if (!(ld_acq(&e->flags) & FD_POLLED))
-			continue;
-		long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
-		if (fdfl >= 0 && !(fdfl & FD_CLOEXEC))
-			fd_demote(fd);
-	}
+	each_entry(demote_inheritable, NULL);
+}
+
+static void forget_pd(int fd, struct fdent *e, void *arg)
+{
+	(void)fd;
+	(void)arg;
+	st_rlx(&e->pd, (struct pdesc *)NULL);
+}
+
+void fd_after_fork(void)
+{
+	netpoll_after_fork();
+	reg_lock = (struct rt_mutex){0};
+	ring_lock = (struct rt_mutex){0};
+	chunk_lock = (struct rt_mutex){0};
+	each_entry(forget_pd, NULL);
 }
 
 bool fd_internal(int fd)

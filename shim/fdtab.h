@@ -92,6 +92,9 @@ void fd_exec_flags(bool restore);
 /* Demote every polled descriptor without FD_CLOEXEC (before another
  * process starts with them: posix_spawn, system, popen). */
 void fd_demote_inheritable(void);
+/* In the child of fork: forget every poll descriptor (the poller starts
+ * afresh, netpoll_after_fork). */
+void fd_after_fork(void);
 /* libgmp's own descriptors (the poller's): invisible to the program. */
 bool fd_internal(int fd);
 
