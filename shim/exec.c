@@ -64,9 +64,11 @@ GMP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return EXEC_WITH_FLAGS(real_fexecve(fd, argv, envp));
 }
 
-/* The argument list of execl/execlp/execle as a vector (NULL on ENOMEM);
- * *envp gets execle's environment when want_env. */
-static char **collect(const char *arg0, va_list ap, bool want_env, char ***envp)
+enum { EXEC_L, EXEC_LP, EXEC_LE };
+
+/* execl, execlp, execle: the list as a vector on the stack (no malloc:
+ * these run in children made by vfork), then execve or execvp. */
+static int exec_list(int how, const char *file, const char *arg0, va_list ap)
 {
 	va_list cp;
 	va_copy(cp, ap);
@@ -74,33 +76,16 @@ static char **collect(const char *arg0, va_list ap, bool want_env, char ***envp)
 	while (va_arg(cp, char *))
 		n++;
 	va_end(cp);
-	char **argv = malloc((n + 1) * sizeof *argv);
-	if (!argv)
-		return NULL;
+	if (n > 65536) {
+		errno = E2BIG;
+		return -1;
+	}
+	char *argv[n + 1];
 	argv[0] = (char *)arg0;
 	for (size_t i = 1; i <= n; i++)
 		argv[i] = va_arg(ap, char *);	/* the last is the NULL */
-	if (want_env)
-		*envp = va_arg(ap, char **);
-	return argv;
-}
-
-enum { EXEC_L, EXEC_LP, EXEC_LE };
-
-/* execl, execlp, execle: the list as a vector, then execve or execvp. */
-static int exec_list(int how, const char *file, const char *arg0, va_list ap)
-{
-	char **envp = environ;
-	char **argv = collect(arg0, ap, how == EXEC_LE, &envp);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int r = how == EXEC_LP ? execvp(file, argv) : execve(file, argv, envp);
-	int e = errno;
-	free(argv);
-	errno = e;
-	return r;
+	char **envp = how == EXEC_LE ? va_arg(ap, char **) : environ;
+	return how == EXEC_LP ? execvp(file, argv) : execve(file, argv, envp);
 }
 
 GMP_EXPORT int execl(const char *path, const char *arg0, ...)

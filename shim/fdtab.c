@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #define CHUNK 1024
@@ -17,6 +18,17 @@ static struct rt_mutex chunk_lock;	/* leaf */
 static struct rt_mutex reg_lock;	/* first registrations; leaf */
 static struct rt_mutex ring_lock;	/* dupnext rings; leaf */
 static _Atomic int maxfd = -1;		/* highest descriptor recorded */
+static int table_pid;			/* the process the table describes */
+
+void fd_note_pid(void)
+{
+	table_pid = (int)arch_syscall0(SYS_getpid);
+}
+
+bool fd_in_vfork_child(void)
+{
+	return (int)arch_syscall0(SYS_getpid) != table_pid;
+}
 
 struct fdent *fd_get(int fd)
 {
@@ -258,8 +270,43 @@ static void exec_flags(int fd, struct fdent *e, void *arg)
 		arch_syscall3(SYS_fcntl, fd, F_SETFL, restore ? kfl | O_NONBLOCK : kfl & ~O_NONBLOCK);
 }
 
+/*
+ * A child made by vfork shares the table with its parent and made its
+ * dup2s and closes without it, so the table cannot say which of its
+ * descriptions were polled. Every inheritable pipe or socket that is
+ * non-blocking in the kernel is given back blocking mode, unless the
+ * table's entry of that number says the program asked for O_NONBLOCK:
+ * programs rarely hand children non-blocking pipes, and libgmp's own
+ * flag must not reach them (`seq > pipe` would fail with EAGAIN).
+ */
+static void vfork_exec_flags(void)
+{
+	int m = ld_acq(&maxfd);
+	for (int fd = 0; fd <= m; fd++) {
+		struct stat st;
+		if (!inheritable(fd) || arch_syscall2(SYS_fstat, fd, &st) != 0 ||
+		    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+			continue;
+		int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
+		if (kfl < 0 || !(kfl & O_NONBLOCK))
+			continue;
+		struct fdent *e = fd_get(fd);
+		uint32_t fl = e ? ld_acq(&e->flags) : 0;
+		if ((fl & (FD_POLLED | FD_USER_NB)) == (FD_POLLED | FD_USER_NB))
+			continue;
+		arch_syscall3(SYS_fcntl, fd, F_SETFL, kfl & ~O_NONBLOCK);
+	}
+}
+
 void fd_exec_flags(bool restore)
 {
+	if (fd_in_vfork_child()) {
+		/* a failed exec leaves them blocking: the parent's polled
+		 * descriptors then block in the kernel, which sysmon covers */
+		if (!restore)
+			vfork_exec_flags();
+		return;
+	}
 	each_entry(exec_flags, restore ? (void *)1 : NULL);
 }
 
@@ -284,6 +331,7 @@ static void forget_pd(int fd, struct fdent *e, void *arg)
 
 void fd_after_fork(void)
 {
+	fd_note_pid();
 	netpoll_after_fork();
 	reg_lock = (struct rt_mutex){0};
 	ring_lock = (struct rt_mutex){0};

@@ -202,6 +202,11 @@ SAME_AS_NPTL(blocked_io_is_a_cancellation_point, "cancel",
 	     LINES("read: cancelled while blocked, cleanup handlers run: 1",
 		   "poll: cancelled while blocked, cleanup handlers run: 4"))
 
+/* A child made by vfork that execs (as Python's subprocess does) finds
+ * its stdout pipe blocking: seq writes all 588,895 bytes. */
+SAME_AS_NPTL(vfork_child_gets_a_blocking_pipe, "vfork",
+	     LINES("vfork child: seq 1 100000 wrote 588895 bytes into the pipe, exit status 0"))
+
 /* A pipe and a socket the program left blocking (after a blocking
  * transfer on each) are blocking in a child made by posix_spawn and by
  * fork+execve, as the kernel reports it to the child; a pipe end the

@@ -1416,6 +1416,43 @@ static void sub_spawnflags(void)
 		close(fds[i]);
 }
 
+/* ---- vfork: a child made by vfork (as Python's subprocess does) writes
+ * more than a pipe holds into its stdout; it must find the pipe blocking
+ * ------------------------------------------------------------------------------------------- */
+
+static void sub_vfork(void)
+{
+	for (int round = 0; round < 3; round++) {
+		int p[2];
+		CHECK(pipe2(p, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+		pid_t pid = vfork();
+		if (pid == 0) {
+			/* only what is allowed after vfork: dup2, close, exec */
+			if (dup2(p[1], 1) < 0)
+				_exit(126);
+			close(p[0]);
+			execlp("seq", "seq", "1", "100000", (char *)NULL);
+			_exit(127);
+		}
+		CHECK(pid > 0, "vfork: %s", strerror(errno));
+		close(p[1]);
+		char buf[8192];
+		long total = 0;
+		ssize_t n;
+		while ((n = read(p[0], buf, sizeof buf)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			CHECK(n > 0, "read: %s", strerror(errno));
+			total += n;
+		}
+		close(p[0]);
+		int st;
+		CHECK(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
+		SAY("vfork child: seq 1 100000 wrote %ld bytes into the pipe, exit status %d", total,
+		    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+}
+
 /* ---- cancel: the I/O calls are cancellation points -------------------------------------- */
 
 static int cn_pipe[2], cn_pair[2], cn_listen;
@@ -1483,6 +1520,7 @@ int main(int argc, char **argv)
 		{"closewake", sub_closewake, false},
 		{"spawnflags", sub_spawnflags, true},
 		{"cancel", sub_cancel, true},
+		{"vfork", sub_vfork, true},
 		{NULL, NULL, false},
 	};
 	if (argc > 1 && strcmp(argv[1], "spawnflags-child") == 0)
