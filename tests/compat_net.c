@@ -40,21 +40,6 @@
 #define ECHO_TIMEOUT 60
 #define ECHO_TEST_TIMEOUT (2 * ECHO_TIMEOUT + 10)
 
-/* Report where two outputs part (for a failing comparison). */
-static void show_difference(const char *nptl, const char *gmp)
-{
-	for (int line = 1; *nptl || *gmp; line++) {
-		size_t a = strcspn(nptl, "\n"), b = strcspn(gmp, "\n");
-		if (a != b || memcmp(nptl, gmp, a) != 0) {
-			fprintf(stderr, "first difference, line %d:\n  NPTL:   %.*s\n  libgmp: %.*s\n",
-				line, (int)a, nptl, (int)b, gmp);
-			return;
-		}
-		nptl += a + (nptl[a] == '\n');
-		gmp += b + (gmp[b] == '\n');
-	}
-}
-
 /* One run of prog with subcommand sub (may be NULL). procs: -1 under
  * NPTL, 0 under libgmp with its default, n > 0 with GMPMAXPROCS=n. */
 static struct run run_net(const char *prog, const char *sub, int procs)
@@ -107,7 +92,7 @@ static void same_as_nptl(const char *prog, const char *sub, const char *const li
 		bool same = strcmp(nptl.out, gmp.out) == 0;
 		if (!same || run_code(&gmp) != 0) {
 			run_dump(how, &gmp);
-			show_difference(nptl.out, gmp.out);
+			run_show_difference(nptl.out, gmp.out);
 		}
 		cr_assert_eq(run_code(&gmp), 0, "%s %s: exit code %d%s", what, how, run_code(&gmp),
 			     gmp.timed_out ? " (timed out)" : "");

@@ -166,3 +166,17 @@ int count_prefix(const char *s, const char *prefix)
 	}
 	return n;
 }
+
+void run_show_difference(const char *nptl, const char *gmp)
+{
+	for (int line = 1; *nptl || *gmp; line++) {
+		size_t a = strcspn(nptl, "\n"), b = strcspn(gmp, "\n");
+		if (a != b || memcmp(nptl, gmp, a) != 0) {
+			fprintf(stderr, "first difference, line %d:\n  NPTL:   %.*s\n  libgmp: %.*s\n",
+				line, (int)a, nptl, (int)b, gmp);
+			return;
+		}
+		nptl += a + (nptl[a] == '\n');
+		gmp += b + (gmp[b] == '\n');
+	}
+}

@@ -33,6 +33,9 @@ void run_free(struct run *r);
 int run_code(const struct run *r);
 /* Print the run's output with a title (for failing tests). */
 void run_dump(const char *title, const struct run *r);
+/* Report on stderr the first line where two outputs (NPTL's, libgmp's)
+ * part. */
+void run_show_difference(const char *nptl, const char *gmp);
 /* Count lines of s that start with prefix. */
 int count_prefix(const char *s, const char *prefix);
 
