@@ -18,16 +18,9 @@
 #include "tests/harness.h"
 
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Seconds one run of net_io may take (each subcommand needs under 1 s
@@ -228,166 +221,6 @@ Test(net, close_wakes_a_blocked_reader, .timeout = TEST_TIMEOUT)
 
 /* ---- 5. the echo server: 2,000 connections open at once ----------------------------------- */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * A program running in the background while the test runs another: its
- * output is collected as it comes. run_prog cannot do this (it waits for
- * the end), so this is its fork/exec part, with libgmp preloaded for the
- * child only in the same way.
- */
-struct bg {
-	pid_t pid;
-	int fd[2];		/* stdout, stderr; -1 once at end of file */
-	struct buf out, err;
-	int status;
-	bool done, timed_out;
-};
-
-static void bg_start(struct bg *b, const char *const argv[], const char *const env[], bool preload)
-{
-	int po[2], pe[2];
-	char lib[4096];
-
-	memset(b, 0, sizeof *b);
-	buf_add(&b->out, "", 0);
-	buf_add(&b->err, "", 0);
-	snprintf(lib, sizeof lib, "%s/.libs/libgmp.so", TEST_BUILDDIR);
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
-		abort();
-	b->pid = fork();
-	if (b->pid < 0)
-		abort();
-	if (b->pid == 0) {
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		setpgid(0, 0);
-		/* if the test dies, so does the program */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		unsetenv("LD_PRELOAD");
-		unsetenv("GMPMAXPROCS");
-		unsetenv("GMPDEBUG");
-		if (preload)
-			setenv("LD_PRELOAD", lib, 1);
-		for (int i = 0; env && env[i]; i++)
-			putenv((char *)env[i]);
-		execv(argv[0], (char *const *)argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	b->fd[0] = po[0];
-	b->fd[1] = pe[0];
-}
-
-/* Collect output until stdout holds `needle` (NULL: until both pipes end)
- * or the deadline passes. True if found (or, for NULL, if ended). */
-static bool bg_pump(struct bg *b, const char *needle, double deadline)
-{
-	for (;;) {
-		if (needle && strstr(b->out.p, needle))
-			return true;
-		if (b->fd[0] < 0 && b->fd[1] < 0)
-			return needle == NULL;
-		int left = (int)((deadline - now()) * 1000);
-		if (left <= 0)
-			return false;
-		struct pollfd fds[2] = {{b->fd[0], POLLIN, 0}, {b->fd[1], POLLIN, 0}};
-		int n = poll(fds, 2, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			char tmp[65536];
-			ssize_t k = read(fds[i].fd, tmp, sizeof tmp);
-			if (k <= 0) {
-				close(b->fd[i]);
-				b->fd[i] = -1;
-			} else {
-				buf_add(i ? &b->err : &b->out, tmp, (size_t)k);
-			}
-		}
-	}
-}
-
-/* Kill the program (and anything it started) now. */
-static void bg_kill(struct bg *b)
-{
-	if (b->done)
-		return;
-	kill(-b->pid, SIGKILL);
-	kill(b->pid, SIGKILL);
-}
-
-/* Wait for the program to end by the deadline, else kill it; collect the
- * rest of its output. Its exit code as run_code gives it. */
-static int bg_finish(struct bg *b, double deadline)
-{
-	if (!bg_pump(b, NULL, deadline)) {
-		b->timed_out = true;
-		bg_kill(b);
-	}
-	for (;;) {
-		pid_t r = waitpid(b->pid, &b->status, b->timed_out ? 0 : WNOHANG);
-		if (r == b->pid)
-			break;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			abort();
-		if (now() >= deadline) {
-			b->timed_out = true;
-			bg_kill(b);
-		} else {
-			usleep(10000);
-		}
-	}
-	b->done = true;
-	for (int i = 0; i < 2; i++)
-		if (b->fd[i] >= 0)
-			close(b->fd[i]);
-	if (b->timed_out)
-		return -1000;
-	if (WIFSIGNALED(b->status))
-		return -WTERMSIG(b->status);
-	return WEXITSTATUS(b->status);
-}
-
-static void bg_free(struct bg *b)
-{
-	free(b->out.p);
-	free(b->err.p);
-}
-
-static void bg_dump(const char *title, struct bg *b, int code)
-{
-	fprintf(stderr, "---- %s: code %d%s\n---- stdout:\n%s\n---- stderr:\n%s\n----\n", title, code,
-		b->timed_out ? " (timed out)" : "", b->out.p, b->err.p);
-}
-
 /*
  * net_echo_server with n connections (libgmp preloaded when `preload`,
  * with server_env), then net_echo_client against it (the same way, with
@@ -402,16 +235,16 @@ static long echo_pair(int n, bool preload, const char *const server_env[], const
 	snprintf(spath, sizeof spath, "%s", prog_path("net_echo_server"));
 	snprintf(cpath, sizeof cpath, "%s", prog_path("net_echo_client"));
 	snprintf(nbuf, sizeof nbuf, "%d", n);
-	double deadline = now() + ECHO_TIMEOUT;
+	double deadline = harness_now() + ECHO_TIMEOUT;
 
 	const char *sargv[] = {spath, nbuf, NULL};
 	bg_start(&srv, sargv, server_env, preload);
 	bool up = bg_pump(&srv, "\n", deadline);
 	int port = 0;
-	if (!up || sscanf(srv.out.p, "port %d\n", &port) != 1 || port <= 0) {
+	if (!up || sscanf(srv.r.out, "port %d\n", &port) != 1 || port <= 0) {
 		bg_kill(&srv);
-		int code = bg_finish(&srv, deadline);
-		bg_dump(how, &srv, code);
+		struct run r = bg_finish(&srv, deadline);
+		run_dump(how, &r);
 		cr_assert_fail("net_echo_server %s printed no port", how);
 	}
 	snprintf(portbuf, sizeof portbuf, "%d", port);
@@ -425,25 +258,26 @@ static long echo_pair(int n, bool preload, const char *const server_env[], const
 		bg_kill(&srv);
 		run_dump("net_echo_client", &cli);
 	}
-	int scode = bg_finish(&srv, deadline + ECHO_TIMEOUT);
+	struct run sr = bg_finish(&srv, deadline + ECHO_TIMEOUT);
+	int scode = run_code(&sr);
 	snprintf(want, sizeof want, "served %d\n", n);
-	bool srv_ok = scode == 0 && strstr(srv.out.p, want);
+	bool srv_ok = scode == 0 && strstr(sr.out, want);
 	if (!srv_ok || !cli_ok)
-		bg_dump("net_echo_server", &srv, scode);
+		run_dump("net_echo_server", &sr);
 	cr_assert(cli_ok, "net_echo_client %s, %d connections: code %d%s", how, n, run_code(&cli),
 		  cli.timed_out ? " (timed out)" : "");
 	cr_assert(srv_ok, "net_echo_server %s, %d connections: code %d%s", how, n, scode,
-		  srv.timed_out ? " (timed out)" : "");
+		  sr.timed_out ? " (timed out)" : "");
 
 	long conns = -1, threads = -1;
-	const char *p = strstr(srv.out.p, "peak connections=");
+	const char *p = strstr(sr.out, "peak connections=");
 	cr_assert(p && sscanf(p, "peak connections=%ld os_threads=%ld", &conns, &threads) == 2,
 		  "net_echo_server %s: no peak line", how);
 	cr_assert_eq(conns, n, "net_echo_server %s: peak of %ld connections, expected %d", how,
 		     conns, n);
 	cr_assert(threads >= 1, "net_echo_server %s: os_threads %ld", how, threads);
 	run_free(&cli);
-	bg_free(&srv);
+	run_free(&sr);
 	return threads;
 }
 

@@ -34,43 +34,39 @@ const char *prog_path(const char *name)
 	return buf;
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
+static void buf_add(char **p, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = realloc(b->p, b->cap);
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*p = realloc(*p, *cap);
 	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	memcpy(*p + *len, s, n);
+	*len += n;
+	(*p)[*len] = '\0';
 }
 
-static double now(void)
+double harness_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-struct run run_prog(const char *const argv[], const char *const env[], int timeout_s,
-		    bool preload)
+void bg_start(struct bg *b, const char *const argv[], const char *const env[], bool preload)
 {
-	struct run r = {0};
 	int po[2], pe[2];
 	char lib[4096];
 
+	memset(b, 0, sizeof *b);
+	buf_add(&b->r.out, &b->len[0], &b->cap[0], "", 0);
+	buf_add(&b->r.err, &b->len[1], &b->cap[1], "", 0);
 	snprintf(lib, sizeof lib, "%s/.libs/libgmp.so", TEST_BUILDDIR);
 	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
 		abort();
-	pid_t pid = fork();
-	if (pid < 0)
+	b->pid = fork();
+	if (b->pid < 0)
 		abort();
-	if (pid == 0) {
+	if (b->pid == 0) {
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		setpgid(0, 0);
@@ -89,20 +85,21 @@ struct run run_prog(const char *const argv[], const char *const env[], int timeo
 	}
 	close(po[1]);
 	close(pe[1]);
-	struct buf bo = {0}, be = {0};
-	buf_add(&bo, "", 0);
-	buf_add(&be, "", 0);
-	double deadline = now() + timeout_s;
-	int open_fds = 2;
-	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-	while (open_fds > 0) {
-		int left = (int)((deadline - now()) * 1000);
-		if (left <= 0) {
-			r.timed_out = true;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			break;
-		}
+	b->fd[0] = po[0];
+	b->fd[1] = pe[0];
+}
+
+bool bg_pump(struct bg *b, const char *needle, double deadline)
+{
+	for (;;) {
+		if (needle && strstr(b->r.out, needle))
+			return true;
+		if (b->fd[0] < 0 && b->fd[1] < 0)
+			return needle == NULL;
+		int left = (int)((deadline - harness_now()) * 1000);
+		if (left <= 0)
+			return false;
+		struct pollfd fds[2] = {{b->fd[0], POLLIN, 0}, {b->fd[1], POLLIN, 0}};
 		int n = poll(fds, 2, left);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -112,24 +109,60 @@ struct run run_prog(const char *const argv[], const char *const env[], int timeo
 			char tmp[65536];
 			ssize_t k = read(fds[i].fd, tmp, sizeof tmp);
 			if (k <= 0) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				open_fds--;
+				close(b->fd[i]);
+				b->fd[i] = -1;
 			} else {
-				buf_add(i ? &be : &bo, tmp, (size_t)k);
+				buf_add(i ? &b->r.err : &b->r.out, &b->len[i], &b->cap[i], tmp,
+					(size_t)k);
 			}
 		}
 	}
-	for (int i = 0; i < 2; i++)
-		if (fds[i].fd >= 0)
-			close(fds[i].fd);
-	while (waitpid(pid, &r.status, 0) < 0 && errno == EINTR)
-		;
+}
+
+void bg_kill(struct bg *b)
+{
+	if (b->done)
+		return;
+	kill(-b->pid, SIGKILL);
+	kill(b->pid, SIGKILL);
+}
+
+struct run bg_finish(struct bg *b, double deadline)
+{
+	if (!bg_pump(b, NULL, deadline)) {
+		b->r.timed_out = true;
+		bg_kill(b);
+	}
+	for (;;) {
+		pid_t r = waitpid(b->pid, &b->r.status, b->r.timed_out ? 0 : WNOHANG);
+		if (r == b->pid)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			abort();
+		if (harness_now() >= deadline) {
+			b->r.timed_out = true;
+			bg_kill(b);
+		} else {
+			usleep(10000);
+		}
+	}
 	/* the program's own children, if any are left, end with it */
-	kill(-pid, SIGKILL);
-	r.out = bo.p;
-	r.err = be.p;
-	return r;
+	kill(-b->pid, SIGKILL);
+	b->done = true;
+	for (int i = 0; i < 2; i++)
+		if (b->fd[i] >= 0)
+			close(b->fd[i]);
+	return b->r;
+}
+
+struct run run_prog(const char *const argv[], const char *const env[], int timeout_s,
+		    bool preload)
+{
+	struct bg b;
+	bg_start(&b, argv, env, preload);
+	return bg_finish(&b, harness_now() + timeout_s);
 }
 
 void run_free(struct run *r)

@@ -7,6 +7,7 @@
 #define GMP_TESTS_HARNESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct run {
 	int status;		/* wait status */
@@ -28,6 +29,25 @@ const char *prog_path(const char *name);
 struct run run_prog(const char *const argv[], const char *const env[], int timeout_s,
 		    bool preload);
 void run_free(struct run *r);
+
+/* The same in steps, for a program that runs in the background while the
+ * test does other things: bg_start forks it; bg_pump collects its output
+ * until stdout holds `needle` (NULL: until both pipes end) or the
+ * deadline (harness_now() seconds) passes, true if found (or ended);
+ * bg_kill kills it; bg_finish waits for it to end by the deadline (else
+ * kills it) and returns the run, as run_prog does. */
+struct bg {
+	int pid;
+	int fd[2];		/* stdout, stderr; -1 once at end of file */
+	struct run r;		/* out and err grow as the output comes */
+	size_t len[2], cap[2];
+	bool done;
+};
+double harness_now(void);
+void bg_start(struct bg *b, const char *const argv[], const char *const env[], bool preload);
+bool bg_pump(struct bg *b, const char *needle, double deadline);
+void bg_kill(struct bg *b);
+struct run bg_finish(struct bg *b, double deadline);
 
 /* Exit code, or -signal, or -1000 on timeout. */
 int run_code(const struct run *r);
