@@ -366,6 +366,16 @@ void sched_inject(struct g *list, int n, struct p *pp)
 	}
 }
 
+/* A list from netpoll (n Gs) while holding pp: run the first, make the
+ * rest runnable. */
+static struct g *inject_but_first(struct g *list, int n, struct p *pp)
+{
+	struct g *gp = list;
+	sched_inject(gp->schedlink, n - 1, pp);
+	gp->schedlink = NULL;
+	return gp;
+}
+
 /* After dropping spinning: is there work on any P? Returns such a P. */
 static struct p *check_runqs_nop(void)
 {
@@ -423,11 +433,8 @@ top:;
 		struct g *list = netpoll(0, &n);
 		if (list) {
 			st_rel(&sched.lastpoll, now);
-			gp = list;
-			sched_inject(gp->schedlink, n - 1, pp);
-			gp->schedlink = NULL;
 			*inherit = false;
-			return gp;
+			return inject_but_first(list, n, pp);
 		}
 	}
 
@@ -509,20 +516,13 @@ top:;
 		rt_unlock(&sched.lock);
 		if (p2) {
 			acquirep(mp, p2);
-			if (list) {
-				gp = list;
-				sched_inject(gp->schedlink, n - 1, p2);
-				gp->schedlink = NULL;
-				if (wasSpinning) {
-					mp->spinning = true;
-					xadd(&sched.nmspinning, 1);
-				}
-				*inherit = false;
-				return gp;
-			}
 			if (wasSpinning) {
 				mp->spinning = true;
 				xadd(&sched.nmspinning, 1);
+			}
+			if (list) {
+				*inherit = false;
+				return inject_but_first(list, n, p2);
 			}
 			goto top;
 		}
