@@ -64,9 +64,17 @@ static void parse_debug(const char *s)
 				else
 					rt_printf(2, "gmp: GMPDEBUG: scheddetail=\"%.*s\": expected 0 "
 						  "or 1; using 0\n", (int)vlen, eq + 1);
+			} else if (klen == 7 && memcmp(p, "preempt", 7) == 0) {
+				if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
+					rt_cfg.preempt_ns = 0;
+				else if (parse_uint(eq + 1, vlen, &v) && v >= 1 && v <= 10000)
+					rt_cfg.preempt_ns = v * 1000000;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: preempt=\"%.*s\": expected off or "
+						  "milliseconds (1..10000); using 10\n", (int)vlen, eq + 1);
 			} else {
 				rt_printf(2, "gmp: GMPDEBUG: unknown key \"%.*s\" (known: "
-					  "schedtrace, scheddetail); ignored\n", (int)klen, p);
+					  "schedtrace, scheddetail, preempt); ignored\n", (int)klen, p);
 			}
 		}
 		if (!end)
@@ -83,6 +91,7 @@ void config_init(void)
 	if (def > GMP_MAXPROCS_LIMIT)
 		def = GMP_MAXPROCS_LIMIT;
 	rt_cfg.maxprocs = def;
+	rt_cfg.preempt_ns = 10000000;
 	if (s) {
 		int v = config_parse_maxprocs(s);
 		if (v < 0)

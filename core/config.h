@@ -5,6 +5,8 @@
  *                     the cgroup CPU quota)
  *   GMPDEBUG=k=v,...  schedtrace=MS   print a scheduler line every MS ms
  *                     scheddetail=1   with schedtrace: every P, M and G
+ *                     preempt=MS|off  time slice before a running thread
+ *                                     is preempted (1..10000, default 10)
  *   GMP_STATS=PATH    append run statistics to PATH at exit (gmprun)
  *
  * A malformed value is reported once on stderr, naming the variable and
@@ -14,6 +16,7 @@
 #define GMP_CORE_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define GMP_MAXPROCS_LIMIT 1024
 
@@ -21,6 +24,7 @@ struct rt_config {
 	int maxprocs;
 	int schedtrace_ms;	/* 0: off */
 	bool scheddetail;
+	int64_t preempt_ns;	/* time slice; 0: no asynchronous preemption */
 	const char *stats_path;	/* NULL: no statistics file */
 };
 

@@ -28,6 +28,7 @@ void debug_stats(struct rt_stats *st)
 	st->netpoll_wakeups = ld_rlx(&sched.nnetpollg);
 	st->sysmon_polls = ld_rlx(&sched.nnetpoll_sysmon);
 	st->sysmon_timers = ld_rlx(&sched.nsysmon_timers);
+	st->preemptions = ld_rlx(&sched.npreempt);
 	st->gomaxprocs = sched.gomaxprocs;
 }
 
@@ -44,11 +45,12 @@ void debug_schedtrace(bool detail)
 	n = rt_snprintf(line, sizeof line,
 			"SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
 			"idlethreads=%d runqueue=%d gs=%ld retakes=%lu blocked=%lu "
-			"netpollwakes=%lu [",
+			"netpollwakes=%lu preempts=%lu [",
 			(long)ms, sched.gomaxprocs, ld_rlx(&sched.npidle), threads + sysmon_running(),
 			ld_rlx(&sched.nmspinning), idle, ld_rlx(&sched.runqsize),
 			(long)ld_rlx(&sched.nlive), (unsigned long)ld_rlx(&sched.nretake),
-			(unsigned long)ld_rlx(&sched.nblocked), (unsigned long)ld_rlx(&sched.nnetpollg));
+			(unsigned long)ld_rlx(&sched.nblocked), (unsigned long)ld_rlx(&sched.nnetpollg),
+			(unsigned long)ld_rlx(&sched.npreempt));
 	for (int i = 0; i < sched.gomaxprocs && n < (int)sizeof line - 16; i++)
 		n += rt_snprintf(line + n, sizeof line - (size_t)n, i ? " %u" : "%u",
 				 runq_len(sched.allp[i]));

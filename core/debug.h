@@ -24,6 +24,7 @@ struct rt_stats {
 	uint64_t netpoll_wakeups;	/* Gs woken by a descriptor's readiness */
 	uint64_t sysmon_polls;		/* network polls by sysmon that woke Gs */
 	uint64_t sysmon_timers;		/* Ms sysmon woke for overdue timers */
+	uint64_t preemptions;		/* Gs preempted asynchronously */
 	int gomaxprocs;
 };
 void debug_stats(struct rt_stats *st);

@@ -14,7 +14,7 @@
  *   IDLE      RUNNABLE  g_new (creator), before the G is published
  *   DEAD      RUNNABLE  g_new reusing a dead G from a free list
  *   RUNNABLE  RUNNING   sched_execute, on the M that took it off a queue
- *   RUNNING   RUNNABLE  g_yield's g0 half (gosched), later preemption
+ *   RUNNING   RUNNABLE  g_yield's g0 half (gosched), also after preemption
  *   RUNNING   WAITING   g_park's g0 half, after the G's context is saved
  *   WAITING   RUNNABLE  g_ready (any thread), or g_park when unlockf fails
  *   RUNNING   SYSCALL   (reserved for the syscall hand-off)
@@ -156,6 +156,10 @@ struct g {
 	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
 	bool keys_used;			/* a key value was ever set */
 	uint32_t syncticks;		/* mutex unlocks, for time slicing */
+	/* Non-zero: the G must not be preempted asynchronously (it runs a
+	 * signal handler, or the runtime is between two halves of a state
+	 * change). Owner only; read by its own M's signal handler. */
+	uint32_t preemptoff;
 	/* Signals routed to this G (core/sigq.c); non-zero: look there. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */
@@ -170,10 +174,9 @@ struct g {
 	int64_t run_start;		/* when it was last switched in */
 };
 
-/* Word of the glibc TCB that points to the G owning it (tcbhead_t's
- * unused_vgetcpu_cache[0] on glibc 2.36; zero in every TCB glibc makes).
- * core/tls.c checks the layout before any G exists. */
-#define GMP_TCB_G_SLOT 0x38
+/* Word of the glibc TCB that points to the G owning it (arch/x86_64/tcb.h;
+ * core/tls.c checks the layout before any G exists). */
+#define GMP_TCB_G_SLOT ARCH_TCB_G_SLOT
 
 /* The G running on this thread, or NULL on a thread that is not a G (a
  * foreign thread, sysmon). Never call from g0: there %fs names the last G

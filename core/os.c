@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -191,4 +192,60 @@ int os_ncpu(void)
 	if (lim > 0 && lim < n)
 		n = lim;
 	return n;
+}
+
+struct libc_find {
+	uintptr_t *lo, *hi;
+	int n, max;
+	uintptr_t vdso;
+};
+
+static bool is_runtime_object(const char *name)
+{
+	const char *b = strrchr(name, '/');
+	b = b ? b + 1 : name;
+	return strncmp(b, "libc.so", 7) == 0 || strncmp(b, "ld-linux", 8) == 0 ||
+	       strncmp(b, "ld64.so", 7) == 0;
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct libc_find *f = arg;
+	if (!(info->dlpi_addr == f->vdso || (info->dlpi_name && is_runtime_object(info->dlpi_name))))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && f->n < f->max; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		f->lo[f->n] = info->dlpi_addr + ph->p_vaddr;
+		f->hi[f->n] = f->lo[f->n] + ph->p_memsz;
+		f->n++;
+	}
+	return 0;
+}
+
+int os_libc_text_ranges(uintptr_t *lo, uintptr_t *hi, int max)
+{
+	struct libc_find f = {lo, hi, 0, max, (uintptr_t)getauxval(AT_SYSINFO_EHDR)};
+	if (!f.vdso)
+		f.vdso = 1;	/* matches nothing */
+	dl_iterate_phdr(find_libc, &f);
+	return f.n;
+}
+
+extern void *__libc_stack_end;
+
+int os_main_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	struct rlimit rl;
+	uintptr_t top = ((uintptr_t)__libc_stack_end + os_pagesize - 1) & ~(os_pagesize - 1);
+	if (!top || arch_syscall2(SYS_getrlimit, RLIMIT_STACK, &rl) != 0)
+		return -1;
+	size_t lim = rl.rlim_cur;
+	if (rl.rlim_cur == RLIM_INFINITY || lim > ((size_t)1 << 32))
+		lim = (size_t)1 << 32;
+	*hi = top;
+	*lo = top > lim ? top - lim : 0;
+	return 0;
 }

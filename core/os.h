@@ -39,6 +39,12 @@ int os_ncpu(void);
 /* The executable range [lo, hi) of the object (libgmp, or the program
  * the core is linked into) holding addr. 0 or -1. */
 int os_text_range(const void *addr, uintptr_t *lo, uintptr_t *hi);
+/* Executable ranges of the C library, the dynamic loader and the vDSO:
+ * up to max of them into lo[]/hi[]. Returns how many. Valid TLS. */
+int os_libc_text_ranges(uintptr_t *lo, uintptr_t *hi, int max);
+/* The initial thread's stack: [*lo, *hi), lo as far as RLIMIT_STACK lets
+ * it grow. 0 or -1. Valid TLS. */
+int os_main_stack(uintptr_t *lo, uintptr_t *hi);
 /* CPU time (ns) the OS thread tid of this process has used, or -1.
  * TLS-free (one system call). */
 int64_t os_thread_cputime(int tid);

@@ -792,6 +792,8 @@ void g_syscall_exit(void)
 	struct m *mp = gp->m;
 	struct p *pp = mp->oldp;
 	mp->oldp = NULL;
+	if (ld_rlx(&mp->blocked))
+		st_rel(&mp->blocked, false);
 	uint32_t st = P_SYSCALL;
 	if (cas(&pp->status, &st, (uint32_t)P_RUNNING)) {
 		/* nobody needed it: ours again */
@@ -846,6 +848,15 @@ int sched_retake(int64_t now)
 
 static uintptr_t text_lo, text_hi;	/* libgmp's code; set by sched_init */
 
+bool sched_sig_send(int tid, int code)
+{
+	siginfo_t info = {0};
+	info.si_signo = SCHED_SIG;
+	info.si_code = code;
+	long pid = arch_syscall0(SYS_getpid);
+	return arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, SCHED_SIG, &info) == 0;
+}
+
 int sched_retake_blocked(int64_t now)
 {
 	int n = 0;
@@ -891,11 +902,7 @@ int sched_retake_blocked(int64_t now)
 			continue;
 		}
 		pp->sysmon_kicked = true;
-		siginfo_t info = {0};
-		info.si_signo = SCHED_SIG;
-		info.si_code = SCHED_SIG_RETAKE;
-		long pid = arch_syscall0(SYS_getpid);
-		if (arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, SCHED_SIG, &info) == 0)
+		if (sched_sig_send(tid, SCHED_SIG_RETAKE))
 			n++;
 	}
 	return n;
@@ -917,6 +924,7 @@ void sched_sig_retake(void *uc)
 		return;
 	xadd(&sched.nblocked, 1);
 	enter_syscall(mp, gp, pp);
+	st_rel(&mp->blocked, true);
 }
 
 /* --- sleeping --------------------------------------------------------------- */
@@ -1081,6 +1089,7 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 {
 	if (os_text_range((const void *)sched_init, &text_lo, &text_hi) != 0)
 		text_lo = text_hi = 0;	/* then the handler never acts */
+	preempt_init();
 	sched.gomaxprocs = nprocs;
 	sched.start_ns = rt_nanotime();
 	st_rlx(&sched.lastpoll, sched.start_ns);

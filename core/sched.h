@@ -68,6 +68,10 @@ struct p {
 	int64_t sysmon_sw_when;
 	int64_t sysmon_cpu, sysmon_cpu_when;
 	bool sysmon_kicked;
+	/* sysmon only, for preemption: the nswitch it last saw, since when,
+	 * and when it last asked the M to preempt its G. */
+	uint64_t preempt_sw;
+	int64_t preempt_when, preempt_sent;
 
 	/* Local run queue: a single-producer (the owner), multi-consumer
 	 * ring. The owner writes tail and slots; anyone may CAS head to take
@@ -129,6 +133,12 @@ struct m {
 	 * its state into a system call the child would inherit half-done.
 	 * Owner only (read by its own signal handler). */
 	bool in_fork;
+	/* Its G was found blocked where libgmp cannot see and its P retaken
+	 * (sched_sig_retake); cleared when the G takes a P again. sysmon
+	 * watches such an M's CPU clock: if it runs, the G runs user code
+	 * without a P and is preempted at its next safe point. */
+	_Atomic bool blocked;
+	int64_t sysmon_cpu, sysmon_cpu_when, preempt_sent;	/* sysmon only */
 	uint64_t rand;			/* owner only */
 	_Atomic(struct m *) spawnlink;	/* pending OS-thread creation */
 };
@@ -180,6 +190,8 @@ struct sched {
 	_Atomic uint64_t nnetpoll_sysmon;	/* network polls by sysmon that readied Gs */
 	_Atomic uint64_t nnetpollg;	/* Gs readied because a descriptor became ready */
 	_Atomic uint64_t nsysmon_timers;	/* Ms sysmon woke for overdue timers */
+	_Atomic uint64_t npreempt;	/* Gs preempted asynchronously */
+	_Atomic uint64_t npreempt_req;	/* preemption requests sysmon sent */
 	int64_t start_ns;
 };
 
@@ -284,8 +296,31 @@ int sched_retake(int64_t now);
 #define SCHED_SIG_RETAKE (-0x48)
 #define SCHED_BLOCKED_NS 100000
 int sched_retake_blocked(int64_t now);
+/* Send the M with kernel tid `tid` SCHED_SIG with si_code `code` (one of
+ * the SCHED_SIG_* requests). TLS-free; true if sent. */
+bool sched_sig_send(int tid, int code);
 /* The handler's part (async-signal-safe, on the signalled M). */
 void sched_sig_retake(void *uc);
+
+/*
+ * Asynchronous preemption (core/preempt.c). sysmon asks the M of a P
+ * whose G has run for the time slice (GMPDEBUG=preempt=MS, default 10 ms)
+ * without coming back to the scheduler to preempt it: SCHED_SIG with
+ * si_code SCHED_SIG_PREEMPT. The handler, on that M, acts only at a safe
+ * point: the G runs its own code (not libc, ld.so, the vDSO or libgmp) on
+ * its own stack, not in a signal handler (g->preemptoff). It then makes
+ * the interrupted code call a routine that saves every register and
+ * yields (arch_preempt_inject). Otherwise sysmon asks again 1 ms later.
+ * An M whose G runs without a P (m->blocked) is asked the same way; its G
+ * then takes a P back, or queues itself and stops the M.
+ */
+#define SCHED_SIG_PREEMPT (-0x49)
+/* Learn the unsafe code ranges (valid TLS; sched_init calls it). */
+void preempt_init(void);
+/* sysmon: send the requests due; returns how many. */
+int sched_preempt_long(int64_t now);
+/* The handler's part (async-signal-safe, on the signalled M). */
+void sched_sig_preempt(void *uc);
 
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);

@@ -3,8 +3,8 @@
  *
  * A real glibc thread without a P. It starts the OS threads of new Ms
  * (m_start runs on g0, where glibc's pthread_create must not be called),
- * prints GMPDEBUG=schedtrace lines, and is where retaking Ps from blocked
- * Ms and preemption will live.
+ * prints GMPDEBUG=schedtrace lines, retakes Ps from system calls and
+ * blocked Ms, and asks Gs that ran a whole time slice to yield.
  */
 #include "core/config.h"
 #include "core/debug.h"
@@ -140,7 +140,7 @@ static void *sysmon_main(void *arg)
 		}
 		/* as Go's sysmon: 20 us rounds until 50 in a row found nothing
 		 * to retake (1 ms), then doubling */
-		if (sched_retake(now) + sched_retake_blocked(now))
+		if (sched_retake(now) + sched_retake_blocked(now) + sched_preempt_long(now))
 			idle = 0;
 		else
 			idle++;

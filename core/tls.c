@@ -159,8 +159,9 @@ bool tls_init(void)
 		return false;
 
 	uintptr_t tp = arch_tp();
-	/* the slot libgmp uses must be free in TCBs glibc makes */
-	if (W(tp, GMP_TCB_G_SLOT) != 0 || W(tp, TCB_SELF) != tp) {
+	/* the slots libgmp uses must be free in TCBs glibc makes */
+	if (W(tp, GMP_TCB_G_SLOT) != 0 || W(tp, ARCH_TCB_PREEMPT_SLOT) != 0 ||
+	    W(tp, TCB_SELF) != tp) {
 		rt_printf(2, "gmp: warning: the initial thread's TCB does not look as expected\n");
 		return false;
 	}

@@ -68,7 +68,7 @@ static int parse_procs(const char *s)
 
 struct stats {
 	unsigned long long created, switches, steals, syscalls, retakes;
-	unsigned long long blocked, npwakes, sysmon_polls, sysmon_timers;
+	unsigned long long blocked, npwakes, sysmon_polls, sysmon_timers, preempts;
 	long long peak;
 	int os_threads, procs;
 };
@@ -85,10 +85,11 @@ static int read_stats(const char *path, pid_t pid, struct stats *st)
 		int p;
 		if (sscanf(line, "pid=%d threads_created=%llu peak_threads=%lld peak_os_threads=%d "
 				 "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
-				 "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu",
+				 "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu "
+				 "preemptions=%llu",
 			   &p, &st->created, &st->peak, &st->os_threads, &st->switches, &st->steals,
 			   &st->procs, &st->syscalls, &st->retakes, &st->blocked, &st->npwakes,
-			   &st->sysmon_polls, &st->sysmon_timers) == 13 &&
+			   &st->sysmon_polls, &st->sysmon_timers, &st->preempts) == 14 &&
 		    p == pid)
 			found = 1;
 	}
@@ -190,10 +191,11 @@ int main(int argc, char **argv)
 			"{\"threads_created\": %llu, \"peak_threads\": %lld, \"peak_os_threads\": %d, "
 			"\"context_switches\": %llu, \"steals\": %llu, \"gomaxprocs\": %d, "
 			"\"syscalls\": %llu, \"retakes\": %llu, \"blocked\": %llu, "
-			"\"netpoll_wakeups\": %llu, \"sysmon_polls\": %llu, \"sysmon_timers\": %llu}\n",
+			"\"netpoll_wakeups\": %llu, \"sysmon_polls\": %llu, \"sysmon_timers\": %llu, "
+			"\"preemptions\": %llu}\n",
 			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
 			st.syscalls, st.retakes, st.blocked, st.npwakes, st.sysmon_polls,
-			st.sysmon_timers);
+			st.sysmon_timers, st.preempts);
 	else
 		fprintf(stderr,
 			"gmprun: threads created:    %llu\n"
@@ -207,10 +209,11 @@ int main(int argc, char **argv)
 			"gmprun: Ms found blocked:   %llu\n"
 			"gmprun: netpoll wake-ups:   %llu\n"
 			"gmprun: sysmon net polls:   %llu\n"
-			"gmprun: sysmon timer kicks: %llu\n",
+			"gmprun: sysmon timer kicks: %llu\n"
+			"gmprun: preemptions:        %llu\n",
 			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
 			st.syscalls, st.retakes, st.blocked, st.npwakes, st.sysmon_polls,
-			st.sysmon_timers);
+			st.sysmon_timers, st.preempts);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

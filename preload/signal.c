@@ -43,8 +43,8 @@ static void default_action(int sig)
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
-/* On a G: call the program's handler for sig. */
-static void call_user(int sig, siginfo_t *info, void *uc)
+/* Call the program's handler for sig (on a G, or a thread glibc made). */
+static void call_handler(int sig, siginfo_t *info, void *uc)
 {
 	struct sigaction a = user_act[sig];
 	if (a.sa_flags & SA_RESETHAND) {
@@ -61,6 +61,18 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	} else {
 		a.sa_handler(sig);
 	}
+}
+
+/* On a G: the handler runs on the G's stack and OS thread, and must end
+ * there: no preemption until it returns. */
+static void call_user(int sig, siginfo_t *info, void *uc)
+{
+	struct g *gp = getg();
+	if (gp)
+		gp->preemptoff++;
+	call_handler(sig, info, uc);
+	if (gp)
+		gp->preemptoff--;
 }
 
 int gmp_sig_deliver(struct g *gp)
@@ -111,8 +123,13 @@ static bool thread_signal(int sig, const siginfo_t *info)
 __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *info, void *uc)
 {
 	if (sig == SCHED_SIG) {
+		/* sysmon's requests, never the program's */
 		if (info->si_code == SCHED_SIG_RETAKE) {
-			sched_sig_retake(uc);	/* sysmon's, never the program's */
+			sched_sig_retake(uc);
+			return;
+		}
+		if (info->si_code == SCHED_SIG_PREEMPT) {
+			sched_sig_preempt(uc);
 			return;
 		}
 		struct sigaction *a = &user_act[SCHED_SIG];
@@ -124,7 +141,7 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	struct g *gp = sigq_current_g(uc, &is_m);
 
 	if (!is_m) {
-		call_user(sig, info, uc);	/* a thread glibc made */
+		call_handler(sig, info, uc);	/* a thread glibc made */
 		return;
 	}
 	if (info->si_code == SIGQ_NUDGE) {
@@ -169,6 +186,10 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 			k.sa_flags = SA_RESTART;
 		k.sa_sigaction = trampoline;
 		k.sa_flags |= SA_SIGINFO;
+		/* sysmon's requests must not make system calls fail with
+		 * EINTR where the program would never have seen it */
+		if (sig == SCHED_SIG)
+			k.sa_flags |= SA_RESTART;
 		r = real_sigaction(sig, &k, &kold);
 	} else {
 		r = real_sigaction(sig, act, &kold);
@@ -196,9 +217,9 @@ void gmp_signal_init(void)
 	user_set[SCHED_SIG] = true;
 	k = old;
 	if (!is_handler(&old))
-		k.sa_flags = SA_RESTART;
+		k.sa_flags = 0;
 	k.sa_sigaction = trampoline;
-	k.sa_flags |= SA_SIGINFO;
+	k.sa_flags |= SA_SIGINFO | SA_RESTART;
 	real_sigaction(SCHED_SIG, &k, NULL);
 	rt_unlock(&act_lock);
 }

@@ -17,6 +17,8 @@
 #include <sys/syscall.h>
 #include <stddef.h>
 
+#include "arch/x86_64/tcb.h"
+
 /* A suspended execution context: the stack pointer of a frame laid out as
  * switch.S describes. Owned by whoever suspended it until it is resumed. */
 struct gmp_ctx {
@@ -41,6 +43,41 @@ void gmp_ctx_init(struct gmp_ctx *c, void *stack_top, void (*fn)(void *), void *
 bool arch_fsbase_init(void);
 /* Write the thread pointer outside a context switch. */
 void arch_set_fs(uintptr_t tp);
+
+/* --- asynchronous preemption (preempt.S, ctx.c) ------------------------- */
+
+/* Learn how the vector state is saved (XSAVE and its size, or FXSAVE).
+ * Once, at start, before any preemption. */
+void arch_preempt_init(void);
+/* Stack bytes a preemption takes below the interrupted stack pointer,
+ * before fn's own frames. */
+size_t arch_preempt_frame_size(void);
+void gmp_preempt_entry(void);
+
+/*
+ * In a signal handler: make the interrupted context call fn() (with every
+ * register, the flags and the vector state preserved around it) before it
+ * goes on. Leaves the 128-byte red zone below the interrupted %rsp alone.
+ * Returns false, changing nothing, when the stack below %rsp does not
+ * reach down to stack_lo + the frame size + reserve bytes for fn.
+ */
+static inline bool arch_preempt_inject(void *uc, void (*fn)(void), uintptr_t stack_lo,
+				       size_t reserve)
+{
+	greg_t *r = ((ucontext_t *)uc)->uc_mcontext.gregs;
+	uintptr_t sp = (uintptr_t)r[REG_RSP];
+	uintptr_t frame = ((sp - 128 - 24) & ~(uintptr_t)15);
+	if (stack_lo && (frame < stack_lo ||
+			 frame - stack_lo < arch_preempt_frame_size() + reserve))
+		return false;
+	uintptr_t *w = (uintptr_t *)frame;
+	w[0] = (uintptr_t)r[REG_RIP];
+	w[1] = sp;
+	w[2] = (uintptr_t)fn;
+	r[REG_RSP] = (greg_t)frame;
+	r[REG_RIP] = (greg_t)(uintptr_t)gmp_preempt_entry;
+	return true;
+}
 
 /* --- thread pointer ---------------------------------------------------- */
 

@@ -58,3 +58,33 @@ void arch_set_fs(uintptr_t tp)
 	else
 		arch_syscall2(SYS_arch_prctl, ARCH_SET_FS, tp);
 }
+
+/* Read by preempt.S; written once by arch_preempt_init. */
+__attribute__((visibility("hidden"))) unsigned char gmp_arch_use_xsave;
+__attribute__((visibility("hidden"))) uint64_t gmp_arch_xsave_mask;
+/* Bytes reserved for the save area, its 64-byte alignment included. */
+__attribute__((visibility("hidden"))) uint64_t gmp_arch_xsave_size = 512 + 64;
+
+void arch_preempt_init(void)
+{
+	unsigned a, b, c, d;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	/* XSAVE, and the kernel turned it on (OSXSAVE) */
+	if (!(c & (1u << 26)) || !(c & (1u << 27)))
+		return;
+	unsigned lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	/* leaf 0xD: EBX is the area's size for the features XCR0 enables */
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
+	if (b < 576)
+		return;
+	gmp_arch_xsave_mask = (uint64_t)lo | ((uint64_t)hi << 32);
+	gmp_arch_xsave_size = (uint64_t)b + 64;
+	gmp_arch_use_xsave = 1;
+}
+
+size_t arch_preempt_frame_size(void)
+{
+	/* flags and 15 registers, the save area, fn's return address */
+	return 128 + (size_t)gmp_arch_xsave_size + 16;
+}

@@ -1,0 +1,155 @@
+/*
+ * core/preempt.c — asynchronous preemption (see sched.h).
+ *
+ * sysmon decides (sched_preempt_long), the signalled M's handler checks
+ * that the interrupted code may be stopped there (sched_sig_preempt), and
+ * the G itself yields from the routine the handler made it call
+ * (preempt_self), on its own stack with valid TLS, like any call into
+ * libgmp.
+ */
+#include "core/config.h"
+#include "core/os.h"
+#include "core/sched.h"
+
+#include <sys/syscall.h>
+#include <ucontext.h>
+
+/* Stack a preemption may need below the saved state: preempt_self and
+ * the switch to g0 (a few hundred bytes), with a wide margin. */
+#define PREEMPT_RESERVE 4096
+/* How often sysmon asks again when the handler declined. */
+#define PREEMPT_RETRY_NS 1000000
+
+#define NRANGES 16
+static uintptr_t unsafe_lo[NRANGES], unsafe_hi[NRANGES];
+static int nunsafe;
+static uintptr_t main_lo, main_hi;	/* the initial thread's stack */
+static bool ready;
+
+void preempt_init(void)
+{
+	if (!rt_cfg.preempt_ns)
+		return;
+	if (os_text_range((const void *)preempt_init, &unsafe_lo[0], &unsafe_hi[0]) != 0)
+		return;
+	nunsafe = 1 + os_libc_text_ranges(unsafe_lo + 1, unsafe_hi + 1, NRANGES - 1);
+	if (nunsafe < 2 || os_main_stack(&main_lo, &main_hi) != 0)
+		return;
+	arch_preempt_init();
+	ready = true;
+}
+
+static bool unsafe_pc(uintptr_t pc)
+{
+	for (int i = 0; i < nunsafe; i++)
+		if (pc >= unsafe_lo[i] && pc < unsafe_hi[i])
+			return true;
+	return false;
+}
+
+/* Called by the preempted G, through gmp_preempt_entry. */
+static void preempt_self(void)
+{
+	struct g *gp = getg();
+	xadd(&sched.npreempt, 1);
+	if (g_status(gp) == G_SYSCALL) {
+		/* it ran without a P: take one back, or queue and stop */
+		g_syscall_exit();
+		return;
+	}
+	g_yield();
+}
+
+void sched_sig_preempt(void *uc)
+{
+	if (!ready)
+		return;
+	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
+	if (!mp || mp->in_fork)
+		return;
+	struct g *gp = mp->curg;
+	if (!gp || gp->m != mp || gp->preemptoff || arch_tp() != gp->tcb)
+		return;
+	uint32_t st = g_status(gp);
+	if (!(st == G_RUNNING && mp->p) && !(st == G_SYSCALL && ld_acq(&mp->blocked)))
+		return;
+	if (unsafe_pc(arch_uc_pc(uc)))
+		return;
+	/* only on the G's own stack: not g0, not a stack the program
+	 * switched to itself (its size is unknown) */
+	uintptr_t lo, hi;
+	if (gp->stack.kind == STACK_MAIN) {
+		lo = main_lo;
+		hi = main_hi;
+	} else {
+		lo = (uintptr_t)gp->stack.base + gp->stack.guard;
+		hi = lo + gp->stack.size;
+	}
+	uintptr_t sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+	if (sp < lo || sp > hi)
+		return;
+	arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
+}
+
+static bool ask(struct m *mp, int64_t now, int64_t *sent)
+{
+	int tid = __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE);
+	if (!tid)
+		return false;
+	*sent = now;
+	if (!sched_sig_send(tid, SCHED_SIG_PREEMPT))
+		return false;
+	xadd(&sched.npreempt_req, 1);
+	return true;
+}
+
+int sched_preempt_long(int64_t now)
+{
+	if (!ready)
+		return 0;
+	int n = 0;
+	int64_t slice = rt_cfg.preempt_ns;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		if (ld_acq(&pp->status) != P_RUNNING) {
+			pp->preempt_when = 0;
+			continue;
+		}
+		uint64_t sw = __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED);
+		if (pp->preempt_when == 0 || pp->preempt_sw != sw) {
+			pp->preempt_sw = sw;
+			pp->preempt_when = now;
+			continue;
+		}
+		if (now - pp->preempt_when < slice || now - pp->preempt_sent < PREEMPT_RETRY_NS)
+			continue;
+		struct m *mp = pp->m;
+		if (mp && ask(mp, now, &pp->preempt_sent))
+			n++;
+	}
+	/* Ms whose G runs user code although its P was retaken */
+	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink) {
+		if (!ld_acq(&mp->blocked)) {
+			mp->sysmon_cpu_when = 0;
+			continue;
+		}
+		int tid = __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE);
+		int64_t cpu = tid ? os_thread_cputime(tid) : -1;
+		if (cpu < 0)
+			continue;
+		if (mp->sysmon_cpu_when == 0) {
+			mp->sysmon_cpu = cpu;
+			mp->sysmon_cpu_when = now;
+			continue;
+		}
+		int64_t wall = now - mp->sysmon_cpu_when;
+		if (wall < PREEMPT_RETRY_NS)
+			continue;
+		bool runs = (cpu - mp->sysmon_cpu) * 2 > wall;
+		mp->sysmon_cpu = cpu;
+		mp->sysmon_cpu_when = now;
+		if (runs && now - mp->preempt_sent >= PREEMPT_RETRY_NS && ask(mp, now, &mp->preempt_sent))
+			n++;
+	}
+	return n;
+}

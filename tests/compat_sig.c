@@ -1,0 +1,157 @@
+/*
+ * tests/compat_sig.c — compat tests of preemption, signals, fork and
+ * exec (suite "sig"). Each test runs an ordinary pthread program from
+ * tests/progs/sig_* in a child process with a timeout: first under NPTL,
+ * where it must pass, then with libgmp preloaded (never into this
+ * runner), with the default processors and with GMPMAXPROCS=1 or 2 as
+ * the test says, and compares output and exit status.
+ *
+ * The preemption programs spin in their own code without ever calling
+ * the C library: under libgmp only asynchronous preemption lets the
+ * other threads (and the main thread's sleep) run, so without it they
+ * hang and the test fails at its timeout.
+ */
+#include "tests/harness.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Seconds one run may take (each program needs about 1 s under NPTL). */
+#define RUN_TIMEOUT 30
+#define TEST_TIMEOUT (4 * RUN_TIMEOUT + 10)
+
+/* One run of prog with subcommand sub. procs: -1 under NPTL, 0 under
+ * libgmp with its default, n > 0 with GMPMAXPROCS=n; extra: one more
+ * environment entry or NULL. */
+static struct run run_sig(const char *prog, const char *sub, int procs, const char *extra)
+{
+	char path[4096], env1[32];
+	snprintf(path, sizeof path, "%s", prog_path(prog));
+	snprintf(env1, sizeof env1, "GMPMAXPROCS=%d", procs);
+	const char *argv[] = {path, sub, NULL};
+	const char *env[3] = {NULL, NULL, NULL};
+	int k = 0;
+	if (procs > 0)
+		env[k++] = env1;
+	if (extra)
+		env[k++] = extra;
+	return run_prog(argv, env, RUN_TIMEOUT, procs >= 0);
+}
+
+static const char *procs_name(int procs)
+{
+	static char buf[64];
+	if (procs < 0)
+		return "under NPTL";
+	if (!procs)
+		return "under libgmp";
+	snprintf(buf, sizeof buf, "under libgmp, GMPMAXPROCS=%d", procs);
+	return buf;
+}
+
+/* The value of `key=` in a GMP_STATS line, or -1. */
+static long stat_value(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	long v = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		char *p = strstr(line, key);
+		if (p)
+			v = atol(p + strlen(key));
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * prog sub passes under NPTL (exit 0, output "PASS <sub>\n"), and under
+ * libgmp with each processor count in procs (ended by -2) prints the
+ * same and exits 0.
+ */
+static void same_as_nptl(const char *prog, const char *sub, const int *procs)
+{
+	char pass[256];
+	snprintf(pass, sizeof pass, "PASS %s\n", sub);
+	struct run nptl = run_sig(prog, sub, -1, NULL);
+	bool ok = run_code(&nptl) == 0 && strcmp(nptl.out, pass) == 0;
+	if (!ok)
+		run_dump("under NPTL", &nptl);
+	cr_assert(ok, "%s %s does not pass under NPTL (code %d)", prog, sub, run_code(&nptl));
+	for (int k = 0; procs[k] != -2; k++) {
+		struct run gmp = run_sig(prog, sub, procs[k], NULL);
+		const char *how = procs_name(procs[k]);
+		bool same = strcmp(nptl.out, gmp.out) == 0;
+		if (!same || run_code(&gmp) != 0) {
+			run_dump(how, &gmp);
+			run_show_difference(nptl.out, gmp.out);
+		}
+		cr_assert_eq(run_code(&gmp), 0, "%s %s %s: exit code %d%s", prog, sub, how,
+			     run_code(&gmp), gmp.timed_out ? " (timed out)" : "");
+		cr_assert(same, "%s %s: output %s differs from NPTL's", prog, sub, how);
+		run_free(&gmp);
+	}
+	run_free(&nptl);
+}
+
+#define PROCS(...) ((const int[]){__VA_ARGS__, -2})
+
+/* ---- 1. preemption ----------------------------------------------------------------------- */
+
+/* 8 threads spin for 1 s on 2 processors (and on the default): each does
+ * at least a third of an equal share of the iterations. */
+Test(sig, spinning_threads_share_the_processors, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_preempt", "fair", PROCS(2, 0));
+}
+
+/* Beside 2 spinning threads, on 1 processor (and on the default), a
+ * thread's 10 ms sleeps come back less than 60 ms late (the time slice
+ * is 10 ms). */
+Test(sig, a_sleeper_wakes_beside_spinners, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_preempt", "wake", PROCS(1, 0));
+}
+
+/* 3 threads loop in assembly on 1 processor, checking every general
+ * register, xmm0-15, the carry flag and the red zone below the stack
+ * pointer: preemption, which stops them many times a second, changes
+ * none of it. The run must show preemptions (GMP_STATS). */
+Test(sig, preemption_keeps_registers_and_red_zone, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_preempt", "regs", PROCS(0));
+	char stats[] = "/tmp/gmp-sig-stats-XXXXXX", env[64];
+	int fd = mkstemp(stats);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(env, sizeof env, "GMP_STATS=%s", stats);
+	struct run r = run_sig("sig_preempt", "regs", 1, env);
+	long n = stat_value(stats, "preemptions=");
+	unlink(stats);
+	if (run_code(&r) != 0)
+		run_dump("under libgmp, GMPMAXPROCS=1", &r);
+	cr_assert_eq(run_code(&r), 0, "regs under libgmp, GMPMAXPROCS=1: exit code %d",
+		     run_code(&r));
+	cr_assert_str_eq(r.out, "PASS regs\n");
+	cr_assert_gt(n, 10, "only %ld preemptions in 1 s of 3 spinning threads", n);
+	run_free(&r);
+}
+
+/* With GMPDEBUG=preempt=off nothing interrupts a spinning thread: on one
+ * processor the sleeper never runs again and the program is killed at
+ * the timeout. This shows the tests above depend on preemption. */
+Test(sig, without_preemption_a_spinner_starves_the_rest, .timeout = TEST_TIMEOUT)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s", prog_path("sig_preempt"));
+	const char *argv[] = {path, "wake", NULL};
+	const char *env[] = {"GMPMAXPROCS=1", "GMPDEBUG=preempt=off", NULL};
+	struct run r = run_prog(argv, env, 3, true);
+	cr_assert(r.timed_out, "the program ended (code %d) without preemption", run_code(&r));
+	run_free(&r);
+}

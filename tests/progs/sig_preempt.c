@@ -1,0 +1,214 @@
+/*
+ * tests/progs/sig_preempt.c — threads that spin in their own code and
+ * never call the C library, which only preemption can interrupt. An
+ * ordinary pthread program.
+ *
+ *   sig_preempt fair    8 spinning threads for 1 s: each gets at least a
+ *                       third of an equal share of the iterations
+ *   sig_preempt wake    2 spinning threads and one that sleeps 10 ms 20
+ *                       times: every wake-up comes less than 60 ms late
+ *                       (prints the median and the worst)
+ *   sig_preempt regs    3 threads loop in assembly checking that every
+ *                       general register, xmm0-15, the flags and the
+ *                       128 bytes below the stack pointer (the red zone)
+ *                       keep their values; 1 s
+ *
+ * Prints "PASS <what>" and exits 0, or says what went wrong and exits 1.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static atomic_int stop;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+/* A loop of the program's own code: no call, no system call. */
+static void *spin(void *arg)
+{
+	unsigned long *count = arg, n = 0;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		n++;
+	*count = n;
+	return NULL;
+}
+
+static int fair(void)
+{
+	enum { N = 8 };
+	pthread_t t[N];
+	unsigned long count[N];
+	for (int i = 0; i < N; i++)
+		pthread_create(&t[i], NULL, spin, &count[i]);
+	sleep_ms(1000);
+	atomic_store(&stop, 1);
+	unsigned long sum = 0, min = ~0ul;
+	for (int i = 0; i < N; i++) {
+		pthread_join(t[i], NULL);
+		sum += count[i];
+		if (count[i] < min)
+			min = count[i];
+	}
+	if (min * 3 * N < sum) {
+		printf("FAIL fair: the slowest thread did %lu iterations, the mean is %lu\n", min,
+		       sum / N);
+		return 1;
+	}
+	printf("PASS fair\n");
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int wake(void)
+{
+	enum { SPINNERS = 2, SLEEPS = 20 };
+	pthread_t t[SPINNERS];
+	unsigned long count[SPINNERS];
+	for (int i = 0; i < SPINNERS; i++)
+		pthread_create(&t[i], NULL, spin, &count[i]);
+	sleep_ms(50);
+	double late[SLEEPS];
+	for (int i = 0; i < SLEEPS; i++) {
+		double t0 = now();
+		sleep_ms(10);
+		late[i] = (now() - t0) * 1000 - 10;
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < SPINNERS; i++)
+		pthread_join(t[i], NULL);
+	qsort(late, SLEEPS, sizeof late[0], cmp_double);
+	fprintf(stderr, "wake-up lateness: median %.1f ms, worst %.1f ms\n", late[SLEEPS / 2],
+		late[SLEEPS - 1]);
+	if (late[SLEEPS - 1] >= 60) {
+		printf("FAIL wake: a 10 ms sleep came back %.1f ms late\n", late[SLEEPS - 1]);
+		return 1;
+	}
+	printf("PASS wake\n");
+	return 0;
+}
+
+/*
+ * long regs_loop(long iterations): fills the red zone, every general
+ * register but %rsp/%rax/%rdi and xmm0-15 with patterns, sets the carry
+ * flag, then checks all of them on every iteration. Returns 0, or the
+ * iteration count left when something changed.
+ */
+__asm__(
+	".text\n"
+	".type regs_loop, @function\n"
+	"regs_loop:\n"
+	"	pushq %rbx; pushq %rbp; pushq %r12; pushq %r13; pushq %r14; pushq %r15\n"
+	"	movabsq $0x0123456789abcdef, %rax\n"
+	"	movq %rax, %rbx; incq %rbx\n"
+	"	leaq 2(%rax), %rcx; leaq 3(%rax), %rdx; leaq 4(%rax), %rsi; leaq 5(%rax), %rbp\n"
+	"	leaq 6(%rax), %r8; leaq 7(%rax), %r9; leaq 8(%rax), %r10; leaq 9(%rax), %r11\n"
+	"	leaq 10(%rax), %r12; leaq 11(%rax), %r13; leaq 12(%rax), %r14; leaq 13(%rax), %r15\n"
+	"	.irp n, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+	"	leaq \\n*100(%rax), %rax; movq %rax, -\\n*8(%rsp)\n"
+	"	.endr\n"
+	"	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+	"	movq -(\\n+1)*8(%rsp), %xmm\\n; pinsrq $1, %rbx, %xmm\\n\n"
+	"	.endr\n"
+	"	stc\n"
+	"1:\n"
+	"	jnc 8f\n"
+	"	movabsq $0x0123456789abcdef, %rax\n"
+	"	cmpq %rax, %rax\n"	/* clears carry: set it again below */
+	"	leaq 1(%rax), %rax; cmpq %rax, %rbx; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %rcx; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %rdx; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %rsi; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %rbp; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r8; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r9; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r10; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r11; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r12; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r13; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r14; jne 9f\n"
+	"	leaq 1(%rax), %rax; cmpq %rax, %r15; jne 9f\n"
+	"	movabsq $0x0123456789abcdef, %rax\n"
+	"	.irp n, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+	"	leaq \\n*100(%rax), %rax; cmpq %rax, -\\n*8(%rsp); jne 9f\n"
+	"	.endr\n"
+	"	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+	"	movq %xmm\\n, %rax; cmpq %rax, -(\\n+1)*8(%rsp); jne 9f\n"
+	"	pextrq $1, %xmm\\n, %rax; cmpq %rax, %rbx; jne 9f\n"
+	"	.endr\n"
+	"	stc\n"
+	"	decq %rdi\n"	/* leaves carry alone */
+	"	jnz 1b\n"
+	"	xorl %eax, %eax\n"
+	"	jmp 10f\n"
+	"8:	movq $-1, %rax\n"	/* the carry flag was lost */
+	"	jmp 10f\n"
+	"9:	movq %rdi, %rax\n"
+	"10:	popq %r15; popq %r14; popq %r13; popq %r12; popq %rbp; popq %rbx\n"
+	"	ret\n"
+	".size regs_loop, .-regs_loop\n");
+long regs_loop(long iterations);
+
+static void *regs_thread(void *arg)
+{
+	long *bad = arg;
+	*bad = 0;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed) && !*bad)
+		*bad = regs_loop(2000000);
+	return NULL;
+}
+
+static int regs(void)
+{
+	enum { N = 3 };
+	pthread_t t[N];
+	long bad[N];
+	for (int i = 0; i < N; i++)
+		pthread_create(&t[i], NULL, regs_thread, &bad[i]);
+	sleep_ms(1000);
+	atomic_store(&stop, 1);
+	int fails = 0;
+	for (int i = 0; i < N; i++) {
+		pthread_join(t[i], NULL);
+		if (bad[i]) {
+			printf("FAIL regs: thread %d found a register or the red zone changed "
+			       "(%ld)\n", i, bad[i]);
+			fails++;
+		}
+	}
+	if (fails)
+		return 1;
+	printf("PASS regs\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	if (strcmp(what, "fair") == 0)
+		return fair();
+	if (strcmp(what, "wake") == 0)
+		return wake();
+	if (strcmp(what, "regs") == 0)
+		return regs();
+	fprintf(stderr, "usage: sig_preempt fair|wake|regs\n");
+	return 2;
+}

@@ -1,0 +1,15 @@
+# tests/sig.mk — compat tests of preemption, signals, fork and exec,
+# credentials, exit paths and crashes (tests/compat_sig). The programs in
+# tests/progs/sig_* are ordinary pthread programs, built without libgmp;
+# tests/compat_sig runs each under NPTL and under libgmp and compares.
+
+SIG_PROGS = tests/progs/sig_preempt
+check_PROGRAMS += $(SIG_PROGS)
+tests_progs_sig_preempt_LDADD = $(PROG_LIBS)
+
+check_PROGRAMS += tests/compat_sig
+tests_compat_sig_SOURCES = tests/compat_sig.c tests/harness.c tests/harness.h
+tests_compat_sig_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_BUILDDIR='"$(abs_top_builddir)"'
+tests_compat_sig_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_compat_sig_LDADD = $(CRITERION_LIBS)
+TESTS += tests/compat_sig
