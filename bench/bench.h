@@ -70,6 +70,21 @@ static inline long arg_long(int argc, char **argv, int i, long def)
 	return v;
 }
 
+/* A positive decimal number of seconds (at most an hour), or the default. */
+static inline double arg_seconds(int argc, char **argv, int i, double def)
+{
+	if (argc <= i)
+		return def;
+	char *end;
+	double v = strtod(argv[i], &end);
+	if (*end || !(v > 0) || v > 3600) {
+		fprintf(stderr, "%s: argument %d must be a number of seconds, not '%s'\n", argv[0], i,
+			argv[i]);
+		exit(2);
+	}
+	return v;
+}
+
 /* A little arithmetic that the compiler cannot drop: FNV-1a over `iters`
  * derived bytes. 100 iterations take about 0.1 us on a current core. */
 static inline unsigned long compute(unsigned long seed, int iters)

@@ -92,21 +92,6 @@ static void send_request(struct conn *c, long i)
 	}
 }
 
-/* A positive decimal number of seconds, or the default. */
-static double arg_seconds(int argc, char **argv, int i, double def)
-{
-	if (argc <= i)
-		return def;
-	char *end;
-	double v = strtod(argv[i], &end);
-	if (*end || !(v > 0) || v > 3600) {
-		fprintf(stderr, "echo_load: argument %d must be a number of seconds, not '%s'\n", i,
-			argv[i]);
-		exit(2);
-	}
-	return v;
-}
-
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

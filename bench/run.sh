@@ -14,7 +14,8 @@
 #                    this script); the raw lines also go to FILE's
 #                    directory as results-raw.txt
 #   -p PROCS         GMPMAXPROCS for the libgmp runs (default: libgmp's own);
-#                    a workload may set its own (syscall_latency: 1)
+#                    a workload may set its own (syscall_latency: 1,
+#                    cpu_fairness: 2)
 #   --quick          small sizes, no maxthreads: a check that it all works,
 #                    not numbers to publish
 #   --no-maxthreads  skip the 1,000,000-thread run
@@ -69,7 +70,7 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	"$top/bench/concurrent" "$top/bench/maxthreads" "$top/bench/cond_pingpong" \
 	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons" \
 	"$top/bench/pipe_pingpong" "$top/bench/echo_server" "$top/bench/echo_load" \
-	"$top/bench/file_compute" "$top/bench/syscall_latency"; do
+	"$top/bench/file_compute" "$top/bench/syscall_latency" "$top/bench/cpu_fairness"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
@@ -81,6 +82,9 @@ done
 # syscall_latency measures how soon a runnable thread gets the processor of
 # one blocked in a system call: with one processor there is no other to run
 # it on, so its libgmp runs have GMPMAXPROCS=1.
+# cpu_fairness has its 8 spinning threads share 2 processors, 4 on each,
+# whatever the machine: its libgmp runs have GMPMAXPROCS=2. NPTL has the
+# machine's CPUs (the report's label says how many).
 if [ $quick = 1 ]; then
 	maxthreads=0
 	plan="create_join|5000|60|$reps
@@ -95,7 +99,8 @@ pipe_pingpong|5000|30|$reps
 echo_100|100 0.5 0.3|30|$reps
 echo_2000|2000 0.5 0.3|60|$reps
 file_compute|16 4 2 30000 8|60|$reps
-syscall_latency|200|30|$reps||1"
+syscall_latency|200|30|$reps||1
+cpu_fairness|8 0.3|30|$reps||2"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
@@ -109,7 +114,8 @@ pipe_pingpong|100000|60|$reps
 echo_100|100 3 1|60|$reps
 echo_2000|2000 3 1|90|$reps
 file_compute|64 4 2 300000 32|120|$reps
-syscall_latency|2000|60|$reps||1"
+syscall_latency|2000|60|$reps||1
+cpu_fairness|8 2|60|$reps||2"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -464,6 +470,15 @@ END {
 		measure(w, lbl, "blocked to other thread running, median µs", "median_us", "%.1f", 1, "time")
 		measure(w, lbl, "blocked to other thread running, p99 µs", "p99_us", "%.1f", 1, "time")
 	}
+	w = "cpu_fairness"
+	if (order[w]) {
+		lbl = w " (" size(w, "threads") " spinning threads x " sprintf("%g", size(w, "seconds")) " s; " \
+			((w in own) ? "libgmp with GMPMAXPROCS=" own[w] ", " : "") "NPTL on " nproc " CPUs)"
+		measure(w, lbl, "iterations per second, millions", "iters_per_sec", "%.1f", 1e6, "rate")
+		measure(w, lbl, "fairness (fewest / most per thread)", "fairness", "%.3f", 1, "")
+		measure(w, lbl, "min share (fewest / mean per thread)", "min_share", "%.3f", 1, "")
+		measure(w, lbl, "main thread wake-up lateness, ms", "late_ms", "%.2f", 1, "time")
+	}
 	print ""
 	nf = 0
 	for (i = 1; i <= nw; i++) for (x = 1; x <= 2; x++) {
@@ -576,6 +591,14 @@ END {
 			(w in own) ? " with GMPMAXPROCS=" own[w] : "",
 			v == "" ? "**not measured**" : sprintf("%.1f µs (NPTL %s µs) — %s", v,
 			fmt("%.1f", median(w, "nptl", "median_us")), verdict(v <= 200))
+	}
+	w = "cpu_fairness"
+	if (order[w]) {
+		v = median(w, "libgmp", "min_share")
+		printf "- CPU fairness: each of %s spinning threads gets at least a third of its fair share (min_share >= 0.33)%s: %s\n",
+			size(w, "threads"), (w in own) ? " with GMPMAXPROCS=" own[w] : "",
+			v == "" ? "**not measured**" : sprintf("%.3f (NPTL %s) — %s", v,
+			fmt("%.3f", median(w, "nptl", "min_share")), verdict(v >= 0.33))
 	}
 	print ""
 	print "## Raw results"

@@ -128,5 +128,12 @@ procs=1
 run syscall_latency rounds=50 50
 procs=
 run_echo 20 0.3 0.2
+
+# Threads that only compute, 4 of them on 2 processors (bench/run.sh runs
+# 8 on 2): the program fails if one made no progress, which each makes only
+# if the scheduler takes the processor from the others (preemption).
+procs=2
+run cpu_fairness threads=4 4 0.2
+procs=
 rm -f "$out"
 exit $status
