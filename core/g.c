@@ -130,3 +130,8 @@ bool g_claim(struct g *gp, uint64_t seq)
 			return true;
 	}
 }
+
+void g_after_fork(void)
+{
+	slab_lock = (struct rt_mutex){0};
+}

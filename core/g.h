@@ -198,6 +198,8 @@ static inline uint32_t g_status(struct g *gp)
 struct g *g_alloc(void);
 /* The G with slab index i, or NULL if none was ever allocated. */
 struct g *g_by_index(uint32_t i);
+/* In the child of fork: the allocator's lock is free. */
+void g_after_fork(void);
 /* Number of G structures ever allocated. */
 uint32_t g_count(void);
 

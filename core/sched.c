@@ -12,6 +12,9 @@
 #include "core/proc.h"
 #include "core/sigq.h"
 #include "core/os.h"
+#include "core/stack.h"
+#include "core/tls.h"
+#include "core/waitq.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1072,7 +1075,95 @@ struct g *gfget(struct p *pp)
 	return gp;
 }
 
-/* --- setup --------------------------------------------------------------------- */
+/* --- fork ----------------------------------------------------------------------- */
+
+void sched_after_fork(struct g *gp)
+{
+	struct m *mp = gp->m;
+	/* Every lock: a thread that held one at the fork is gone. */
+	sched.lock = (struct rt_mutex){0};
+	sched.gflock = (struct rt_mutex){0};
+	gp->lock = (struct rt_mutex){0};
+
+	/* This M is the only one, with a new kernel tid. */
+	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
+	if (mp != &m0)
+		m0.tid = mp->tid;	/* sched_default_affinity asks it */
+	mp->alllink = NULL;
+	mp->schedlink = NULL;
+	mp->spinning = false;
+	mp->nextp = NULL;
+	st_rel(&mp->blocked, false);
+	st_rel(&sched.allm, mp);
+	sched.midle = NULL;
+	sched.nmidle = 0;
+	st_rlx(&sched.nmspinning, 0);
+
+	/* The G keeps (or takes back) one P; a request of sysmon's may have
+	 * turned its state into a system call while the fork was made. */
+	struct p *own = mp->p ? mp->p : mp->oldp ? mp->oldp : sched.allp[0];
+	if (g_status(gp) == G_SYSCALL)
+		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+	mp->oldp = NULL;
+	mp->p = own;
+	own->m = mp;
+	st_rel(&own->status, (uint32_t)P_RUNNING);
+
+	/* Every other thread is gone: its G is dead, not to be reused (its
+	 * TLS is not on glibc's lists any more), and joining it returns at
+	 * once, as joining a vanished thread does under NPTL. */
+	uint32_t n = g_count();
+	for (uint32_t i = 0; i < n; i++) {
+		struct g *g1 = g_by_index(i);
+		uint32_t st = g_status(g1);
+		if (g1 == gp || st == G_IDLE || st == G_DEAD)
+			continue;
+		g1->m = NULL;
+		g1->lock = (struct rt_mutex){0};
+		g1->exited = true;
+		g1->detached = true;	/* nobody will free it */
+		st_rel(&g1->exit_futex, 1u);
+		st_rel(&g1->status, (uint32_t)G_DEAD);
+	}
+	sched.gfree = NULL;
+	sched.ngfree = 0;
+
+	/* Run queues, timers, caches and idle list, rebuilt empty. */
+	sched.runqhead = sched.runqtail = NULL;
+	st_rlx(&sched.runqsize, 0);
+	sched.pidle = NULL;
+	st_rlx(&sched.npidle, 0);
+	for (int i = sched.gomaxprocs - 1; i >= 0; i--) {
+		struct p *pp = sched.allp[i];
+		st_rlx(&pp->runqhead, 0u);
+		st_rlx(&pp->runqtail, 0u);
+		st_rlx(&pp->runnext, (struct g *)NULL);
+		timers_after_fork(&pp->timers);
+		pp->gfree = NULL;
+		pp->ngfree = 0;
+		pp->sfree = NULL;
+		pp->nsfree = 0;
+		pp->sysmon_when = pp->sysmon_sw_when = pp->sysmon_cpu_when = 0;
+		pp->sysmon_kicked = false;
+		pp->preempt_when = pp->preempt_sent = 0;
+		if (pp != own) {
+			pp->m = NULL;
+			st_rel(&pp->status, (uint32_t)P_IDLE);
+			pidleput(pp);
+		}
+	}
+	st_rlx(&sched.nlive, 1);
+	st_rlx(&sched.sigpoll, 0);
+	sysmon_after_fork();
+	g_after_fork();
+	stack_after_fork();
+	wq_after_fork();
+	sigq_after_fork();
+	netpoll_after_fork();
+	tls_after_fork(gp->tcb, mp->own_tp, mp == &m0);
+}
+
+
 
 static void *alloc_g0_stack(void)
 {

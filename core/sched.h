@@ -384,6 +384,21 @@ int sched_default_affinity(size_t size, cpu_set_t *set);
  * async-signal-safe. */
 struct m *m_by_tid(int tid);
 
+/* --- fork ------------------------------------------------------------------------------ */
+
+/*
+ * In the child of fork, on the forking G (the only thread left): rebuild
+ * the scheduler around it. This M is the only M and keeps (or takes back)
+ * one P; every other G is dead; run queues, timers, free lists and the
+ * runtime's locks are reset; sysmon starts again when needed; the wait
+ * table, signal queue, netpoller, stack caches and glibc's TCB lists are
+ * reset too (their own after-fork steps). The fork was made with the
+ * thread pointer naming the M's own TCB (TLS.md P6).
+ */
+void sched_after_fork(struct g *gp);
+/* sysmon.c: the child has no service thread. */
+void sysmon_after_fork(void);
+
 /* --- introspection --------------------------------------------------------------- */
 
 /* Live OS threads libgmp runs (Ms + service threads), for stats. */

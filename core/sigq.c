@@ -167,3 +167,10 @@ struct g *sigq_current_g(void *ucontext, bool *is_m)
 		return NULL;
 	return gp;
 }
+
+void sigq_after_fork(void)
+{
+	for (int i = 0; i < SIGQ_MAX; i++)
+		st_rlx(&recs[i].state, (uint32_t)REC_FREE);
+	st_rlx(&nposted, 0);
+}

@@ -29,6 +29,8 @@ struct p;
  * same target are merged, as the kernel does. Returns false when the
  * queue is full. */
 bool sigq_post(struct g *target, const siginfo_t *info);
+/* In the child of fork: nothing pending (as the kernel does for it). */
+void sigq_after_fork(void);
 /* Route posted signals (see above). TLS-free; from g0 (pp held), a G
  * (its P) or a thread without a P (pp NULL). */
 void sigq_poll(struct p *pp);

@@ -38,7 +38,7 @@ static uint64_t narenas, nslots;
 /* Words of the (dead) TCB at a listed stack's top: the link, and for
  * deferred stacks their shape. tcbhead_t's unused_vgetcpu_cache[1] and
  * __private_tm[0..1]; tls_setup clears them when the TCB is reused. */
-#define LINK_SLOT 0x40
+#define LINK_SLOT ARCH_TCB_PREEMPT_SLOT
 #define SIZE_SLOT 0x50
 #define GUARD_SLOT 0x58
 
@@ -253,4 +253,13 @@ void stack_stats(uint64_t *arenas, uint64_t *slots)
 	*arenas = narenas;
 	*slots = nslots;
 	rt_unlock(&lock);
+}
+
+void stack_after_fork(void)
+{
+	lock = (struct rt_mutex){0};
+	defer_lock = (struct rt_mutex){0};
+	freelist = NULL;
+	deferred = NULL;
+	st_rlx(&ndeferred, 0);
 }

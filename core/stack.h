@@ -49,6 +49,10 @@ bool stack_list_pop(char **head, struct gstack *s);
  */
 void stack_defer(const struct gstack *s);
 void stack_reclaim(void);
+/* In the child of fork: locks free, and the free and deferred stacks
+ * forgotten (their TCBs are no longer on glibc's lists; they stay mapped,
+ * as a vanished thread's stack does under NPTL). */
+void stack_after_fork(void);
 
 static inline char *stack_top(const struct gstack *s)
 {

@@ -180,6 +180,14 @@ int sched_start(void)
 	return err;
 }
 
+void sysmon_after_fork(void)
+{
+	st_rel(&started, 0);
+	st_rel(&spawnq, (struct m *)NULL);
+	st_rlx(&sysmon_deep, 0);
+	note_clear(&sysmon_note);
+}
+
 int sysmon_running(void)
 {
 	return ld_acq(&started);

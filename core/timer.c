@@ -88,6 +88,13 @@ static void heap_remove(struct timers *ts, uint32_t i)
 	st_rel(&t->pp, (struct p *)NULL);
 }
 
+void timers_after_fork(struct timers *ts)
+{
+	ts->lock = (struct rt_mutex){0};
+	ts->len = 0;
+	st_rel(&ts->minwhen, (int64_t)0);
+}
+
 void timer_add(struct timer *t, struct p *pp)
 {
 	struct timers *ts = &pp->timers;

@@ -37,6 +37,8 @@ struct timers {
 	_Atomic int64_t minwhen;
 };
 
+/* In the child of fork: forget every timer (their threads are gone). */
+void timers_after_fork(struct timers *ts);
 /* Queue t on pp's heap. t must not be queued. Any thread. */
 void timer_add(struct timer *t, struct p *pp);
 /* Remove t if it is queued; returns true if it was removed before firing.

@@ -549,3 +549,12 @@ void tls_robust_release(uintptr_t tp)
 	*(uintptr_t *)head = head;
 	*(uintptr_t *)(head + 16) = 0;
 }
+
+void tls_after_fork(uintptr_t tp_g, uintptr_t tp_m, bool m_tcb_ours)
+{
+	spare_lock = (struct rt_mutex){0};
+	/* the links still name the parent's neighbours: overwrite them */
+	tls_register(tp_g);
+	if (m_tcb_ours)
+		tls_unregister(tp_m);
+}

@@ -78,6 +78,11 @@ void tls_set_tid(uintptr_t tp, int tid);
 
 /* Make the calling thread's own TCB (the initial thread's) gp's. */
 void tls_adopt_current(struct g *gp);
+/* In the child of fork, made while the thread pointer named the M's own
+ * TCB (tp_m): glibc has emptied its list of user TCBs; put the G's TCB
+ * (tp_g) back on it, and take the M's TCB off glibc's lists when libgmp
+ * made it. Resets libgmp's own TLS locks. */
+void tls_after_fork(uintptr_t tp_g, uintptr_t tp_m, bool m_tcb_ours);
 
 /* A TCB of its own for an M whose OS thread's TCB belongs to a G (the
  * initial thread's M): not a G's (getg() is NULL on it), carrying the

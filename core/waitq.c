@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 
 #define WQ_BUCKETS 4096		/* power of two */
 
@@ -348,4 +349,9 @@ uint64_t wq_nwaiting(void)
 	for (int i = 0; i < WQ_BUCKETS; i++)
 		n += __atomic_load_n(&table[i].nwait, __ATOMIC_RELAXED);
 	return n;
+}
+
+void wq_after_fork(void)
+{
+	memset(table, 0, sizeof table);
 }

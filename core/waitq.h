@@ -77,6 +77,9 @@ struct wq_bucket {
 
 /* The bucket of addr. */
 struct wq_bucket *wq_bucket(const void *addr);
+/* In the child of fork: every queue emptied, every lock free (the
+ * waiters were other threads, which are gone). */
+void wq_after_fork(void);
 
 static inline struct wq_bucket *wq_lock(const void *addr)
 {

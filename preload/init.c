@@ -58,9 +58,7 @@ static void runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
-	/* a child of fork must not share the parent's epoll instance */
 	fd_note_pid();
-	pthread_atfork(NULL, NULL, fd_after_fork);
 }
 
 void gmp_init_slow(void)

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <netdb.h>
+#include <pty.h>
 #include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -221,7 +222,10 @@
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *), NULL) \
 	X(int, sigsuspend, (const sigset_t *), NULL) \
 	X(int, pause, (void), NULL) \
-	X(pid_t, fork, (void), NULL)
+	X(pid_t, fork, (void), NULL) \
+	X(void, __cxa_finalize, (void *), NULL) \
+	X(int, daemon, (int, int), NULL) \
+	X(pid_t, forkpty, (int *, char *, const struct termios *, const struct winsize *), "GLIBC_2.34")
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECLARE)

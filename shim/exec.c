@@ -141,24 +141,6 @@ GMP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, 
 	return r;
 }
 
-/* fork as glibc's; the forking M tells sysmon's signal to leave it be
- * while the child is made (the child copies the scheduler's state). */
-GMP_EXPORT pid_t fork(void)
-{
-	GMP_ENTRY(fork);
-	struct g *gp = getg();
-	struct m *mp = gp ? gp->m : NULL;
-	if (mp)
-		__atomic_store_n(&mp->in_fork, true, __ATOMIC_RELAXED);
-	pid_t pid = real_fork();
-	int e = errno;
-	gp = getg();
-	if (gp && gp->m)
-		__atomic_store_n(&gp->m->in_fork, false, __ATOMIC_RELAXED);
-	errno = e;
-	return pid;
-}
-
 GMP_EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	GMP_ENTRY(popen, cmd, mode);

@@ -332,7 +332,6 @@ static void forget_pd(int fd, struct fdent *e, void *arg)
 void fd_after_fork(void)
 {
 	fd_note_pid();
-	netpoll_after_fork();
 	reg_lock = (struct rt_mutex){0};
 	ring_lock = (struct rt_mutex){0};
 	chunk_lock = (struct rt_mutex){0};

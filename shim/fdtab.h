@@ -93,7 +93,7 @@ void fd_exec_flags(bool restore);
  * process starts with them: posix_spawn, system, popen). */
 void fd_demote_inheritable(void);
 /* In the child of fork: forget every poll descriptor (the poller starts
- * afresh, netpoll_after_fork). */
+ * afresh: sched_after_fork). */
 void fd_after_fork(void);
 /* Is the caller a child made by vfork (or clone with CLONE_VM), which
  * shares this table with its parent and must leave it alone? One system

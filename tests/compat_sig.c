@@ -69,17 +69,24 @@ static long stat_value(const char *path, const char *key)
 	return v;
 }
 
-/*
- * prog sub passes under NPTL (exit 0, output "PASS <sub>\n"), and under
- * libgmp with each processor count in procs (ended by -2) prints the
- * same and exits 0.
- */
-static void same_as_nptl(const char *prog, const char *sub, const int *procs)
+/* out ends with the line "PASS <sub>". */
+static bool ends_with_pass(const char *out, const char *sub)
 {
 	char pass[256];
 	snprintf(pass, sizeof pass, "PASS %s\n", sub);
+	size_t ol = strlen(out), pl = strlen(pass);
+	return ol >= pl && strcmp(out + ol - pl, pass) == 0;
+}
+
+/*
+ * prog sub passes under NPTL (exit 0, its last line "PASS <sub>"), and
+ * under libgmp with each processor count in procs (ended by -2) prints
+ * the same and exits 0.
+ */
+static void same_as_nptl(const char *prog, const char *sub, const int *procs)
+{
 	struct run nptl = run_sig(prog, sub, -1, NULL);
-	bool ok = run_code(&nptl) == 0 && strcmp(nptl.out, pass) == 0;
+	bool ok = run_code(&nptl) == 0 && ends_with_pass(nptl.out, sub);
 	if (!ok)
 		run_dump("under NPTL", &nptl);
 	cr_assert(ok, "%s %s does not pass under NPTL (code %d)", prog, sub, run_code(&nptl));
@@ -154,4 +161,36 @@ Test(sig, without_preemption_a_spinner_starves_the_rest, .timeout = TEST_TIMEOUT
 	struct run r = run_prog(argv, env, 3, true);
 	cr_assert(r.timed_out, "the program ended (code %d) without preemption", run_code(&r));
 	run_free(&r);
+}
+
+/* ---- 2. fork and exec --------------------------------------------------------------------- */
+
+/* 100 threads wait in a condvar, a pipe read, sleeps and a mutex; three
+ * pthread_atfork sets run in the documented order (prepare in reverse,
+ * parent and child in order); the child of the main thread's fork has
+ * one OS thread (/proc/self/task), creates and joins 50 threads of its
+ * own and exits 0; the parent then ends its 100 threads. */
+Test(sig, fork_from_a_100_thread_program, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_fork", "fork", PROCS(0, 1));
+}
+
+/* The same fork made by a thread; its child also forks a grandchild,
+ * which does the same. */
+Test(sig, fork_from_a_thread_and_again_in_the_child, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_fork", "thread", PROCS(0, 1));
+}
+
+/* 16 threads at once, 5 times each: popen, system with exit statuses,
+ * vfork + exec + waitpid. */
+Test(sig, popen_system_vfork_from_many_threads, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_fork", "spawn", PROCS(0, 1));
+}
+
+/* A thread calls execl while 9 others run: the process is replaced. */
+Test(sig, exec_from_a_thread_replaces_the_process, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_fork", "exec", PROCS(0, 1));
 }

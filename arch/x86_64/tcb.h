@@ -10,7 +10,8 @@
 /* The G owning the TCB (core/g.h). */
 #define ARCH_TCB_G_SLOT 0x38
 /* Where a preempted context's resume address waits for the last jump of
- * gmp_preempt_entry (preempt.S). */
+ * gmp_preempt_entry (preempt.S). In the TCB of a dead G, whose stack
+ * waits on a free list, the same word links the list (core/stack.c). */
 #define ARCH_TCB_PREEMPT_SLOT 0x40
 
 #endif
