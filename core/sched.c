@@ -1075,6 +1075,31 @@ struct g *gfget(struct p *pp)
 	return gp;
 }
 
+/* Give the calling OS thread an alternate signal stack, where the fault
+ * of a G that ran off its stack is handled. TLS-free. */
+static void m_altstack(void)
+{
+	size_t len = 64 * 1024;
+	char *s = rt_mmap(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+	if (!s)
+		return;	/* then such a fault kills the process silently */
+	stack_t ss = {.ss_sp = s, .ss_size = len, .ss_flags = 0};
+	arch_syscall2(SYS_sigaltstack, &ss, NULL);
+}
+
+bool sched_stack_overflow(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct m *mp = m_by_tid(os_gettid());
+	struct g *gp = mp ? mp->curg : NULL;
+	if (!gp || gp->stack.kind == STACK_NONE || gp->stack.kind == STACK_MAIN)
+		return false;
+	uintptr_t base = (uintptr_t)gp->stack.base;
+	*lo = base + gp->stack.guard;
+	*hi = *lo + gp->stack.size;
+	/* in the guard, or just below the stack when it has none */
+	return addr < *lo && addr + 65536 >= base;
+}
+
 /* --- fork ----------------------------------------------------------------------- */
 
 void sched_after_fork(struct g *gp)
@@ -1204,6 +1229,7 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	m0.rand = 0x853C49E6748FEA9Bull;
 	m0.g0_top = alloc_g0_stack();
 	m0.own_tp = m0_tp;
+	m_altstack();
 	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m_sigmask, 8);
 	st_rel(&sched.allm, &m0);
 	sched.maing = maing;
@@ -1231,6 +1257,7 @@ void *m_main(void *arg)
 	mp->g0_top = (void *)(((uintptr_t)arch_stack_pointer() - 256) & ~(uintptr_t)15);
 	mp->fs = arch_tp();
 	mp->own_tp = mp->fs;
+	m_altstack();
 	cpu_set_t *mask = __atomic_load_n(&mp->cpumask, __ATOMIC_SEQ_CST);
 	if (mask)
 		arch_syscall3(SYS_sched_setaffinity, 0, mp->cpumask_size, mask);

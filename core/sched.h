@@ -384,6 +384,12 @@ int sched_default_affinity(size_t size, cpu_set_t *set);
  * async-signal-safe. */
 struct m *m_by_tid(int tid);
 
+/* A fault at addr on this OS thread: is it the running G's stack
+ * overflowing (a touch of its guard page)? Then *lo and *hi are the
+ * stack's usable bounds. Every M has an alternate signal stack for the
+ * handler. Async-signal-safe. */
+bool sched_stack_overflow(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+
 /* --- fork ------------------------------------------------------------------------------ */
 
 /*

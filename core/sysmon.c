@@ -95,7 +95,9 @@ static void serve_spawns(void)
 
 static void *sysmon_main(void *arg)
 {
-	/* never the thread the kernel picks for a process signal */
+	/* never the thread the kernel picks for a process signal (glibc's
+	 * sigfillset leaves out its reserved signals: SIGSETXID, used by
+	 * preload/cred.c, still reaches this thread) */
 	sigset_t all;
 	sigfillset(&all);
 	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);

@@ -225,6 +225,15 @@
 	X(pid_t, fork, (void), NULL) \
 	X(void, __cxa_finalize, (void *), NULL) \
 	X(int, daemon, (int, int), NULL) \
+	X(int, setuid, (uid_t), NULL) \
+	X(int, setgid, (gid_t), NULL) \
+	X(int, seteuid, (uid_t), NULL) \
+	X(int, setegid, (gid_t), NULL) \
+	X(int, setreuid, (uid_t, uid_t), NULL) \
+	X(int, setregid, (gid_t, gid_t), NULL) \
+	X(int, setresuid, (uid_t, uid_t, uid_t), NULL) \
+	X(int, setresgid, (gid_t, gid_t, gid_t), NULL) \
+	X(int, setgroups, (size_t, const gid_t *), NULL) \
 	X(pid_t, forkpty, (int *, char *, const struct termios *, const struct winsize *), "GLIBC_2.34")
 
 #define REAL_DECLARE(ret, name, params, ver) extern ret(*real_##name) params;

@@ -118,6 +118,25 @@ static bool thread_signal(int sig, const siginfo_t *info)
 	return false;
 }
 
+/* SIGSEGV and SIGBUS keep the trampoline even at their default action,
+ * run on the M's alternate stack: a G that overflows its stack is named
+ * on stderr before the process dies as it would have. */
+static bool is_fault_sig(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS;
+}
+
+static void report_overflow(const siginfo_t *info)
+{
+	uintptr_t lo, hi, addr = (uintptr_t)info->si_addr;
+	if (info->si_code <= 0 || !sched_stack_overflow(addr, &lo, &hi))
+		return;
+	struct g *gp = getg();
+	rt_printf(2, "gmp: thread %lu (%s) overflowed its stack [%p, %p): fault at %p\n",
+		  gp ? (unsigned long)gp->goid : 0ul, gp && gp->name[0] ? gp->name : "unnamed",
+		  (void *)lo, (void *)hi, (void *)addr);
+}
+
 /* Runs wherever the kernel delivered: no stack protector, since on a
  * scheduler stack %fs names some other thread's TLS. Uses no errno. */
 __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *info, void *uc)
@@ -139,6 +158,15 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	}
 	bool is_m;
 	struct g *gp = sigq_current_g(uc, &is_m);
+	if (is_fault_sig(sig) && info->si_code > 0) {
+		/* a fault: handled where it happened, whatever runs there */
+		report_overflow(info);
+		if (gp)
+			call_user(sig, info, uc);
+		else
+			call_handler(sig, info, uc);
+		return;
+	}
 
 	if (!is_m) {
 		call_handler(sig, info, uc);	/* a thread glibc made */
@@ -179,13 +207,16 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	struct sigaction kold;
 	int r;
 	rt_lock(&act_lock);
-	if (act && (is_handler(act) || sig == SCHED_SIG)) {
+	if (act && (is_handler(act) || sig == SCHED_SIG ||
+		    (is_fault_sig(sig) && act->sa_handler == SIG_DFL))) {
 		/* SCHED_SIG keeps the trampoline: sysmon's requests come on it */
 		struct sigaction k = *act;
 		if (!is_handler(act))
 			k.sa_flags = SA_RESTART;
 		k.sa_sigaction = trampoline;
 		k.sa_flags |= SA_SIGINFO;
+		if (is_fault_sig(sig))
+			k.sa_flags |= SA_ONSTACK;
 		/* sysmon's requests must not make system calls fail with
 		 * EINTR where the program would never have seen it */
 		if (sig == SCHED_SIG)
@@ -210,6 +241,19 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 void gmp_signal_init(void)
 {
 	struct sigaction old, k;
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (!is_fault_sig(sig) || real_sigaction(sig, NULL, &old) != 0 ||
+		    old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+			continue;
+		rt_lock(&act_lock);
+		user_act[sig] = old;
+		user_set[sig] = true;
+		k = old;
+		k.sa_sigaction = trampoline;
+		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		real_sigaction(sig, &k, NULL);
+		rt_unlock(&act_lock);
+	}
 	if (real_sigaction(SCHED_SIG, NULL, &old) != 0)
 		return;
 	rt_lock(&act_lock);

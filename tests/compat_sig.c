@@ -14,6 +14,7 @@
 #include "tests/harness.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,4 +194,129 @@ Test(sig, popen_system_vfork_from_many_threads, .timeout = TEST_TIMEOUT)
 Test(sig, exec_from_a_thread_replaces_the_process, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("sig_fork", "exec", PROCS(0, 1));
+}
+
+/* ---- 3. credentials ---------------------------------------------------------------------- */
+
+/* One thread of a 100-thread program running as root calls seteuid,
+ * setegid, setregid, setgroups, setresgid and setresuid; after each,
+ * Uid:, Gid: and Groups: in /proc/self/task/<tid>/status are the same
+ * for every OS thread (under libgmp: Ms, sysmon). Then setuid(0) fails
+ * with EPERM. Needs root; skipped otherwise. */
+Test(sig, credentials_reach_every_os_thread, .timeout = TEST_TIMEOUT)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root");
+	same_as_nptl("sig_cred", "cred", PROCS(0, 1));
+}
+
+/* ---- 4. crashes ------------------------------------------------------------------------- */
+
+/* sig_crash what dies of signal sig under NPTL and under libgmp (both
+ * processor counts) after printing "start"; libgmp's stderr holds
+ * `note` (NULL: must not hold "overflowed"). */
+static void dies_of(const char *what, int sig, const char *note)
+{
+	struct run nptl = run_sig("sig_crash", what, -1, NULL);
+	if (run_code(&nptl) != -sig)
+		run_dump("under NPTL", &nptl);
+	cr_assert_eq(run_code(&nptl), -sig, "%s under NPTL: code %d, not signal %d", what,
+		     run_code(&nptl), sig);
+	for (int k = 0; k < 2; k++) {
+		int procs = k ? 1 : 0;
+		struct run gmp = run_sig("sig_crash", what, procs, NULL);
+		const char *how = procs_name(procs);
+		if (run_code(&gmp) != -sig)
+			run_dump(how, &gmp);
+		cr_assert_eq(run_code(&gmp), -sig, "%s %s: code %d, not signal %d", what, how,
+			     run_code(&gmp), sig);
+		cr_assert_str_eq(gmp.out, nptl.out, "%s %s: output differs", what, how);
+		if (note)
+			cr_assert(strstr(gmp.err, note), "%s %s: stderr lacks \"%s\": %s", what, how,
+				  note, gmp.err);
+		else
+			cr_assert(!strstr(gmp.err, "overflowed"), "%s %s: stderr: %s", what, how,
+				  gmp.err);
+		run_free(&gmp);
+	}
+	run_free(&nptl);
+}
+
+/* A thread recursing without end hits its guard page: libgmp names it
+ * and its stack bounds on stderr (from the M's alternate signal stack),
+ * and the process dies of SIGSEGV as under NPTL. */
+Test(sig, stack_overflow_is_reported_and_kills_with_sigsegv, .timeout = TEST_TIMEOUT)
+{
+	dies_of("overflow", SIGSEGV, ") overflowed its stack [0x");
+}
+
+/* A null write in a thread: SIGSEGV, and no overflow report. */
+Test(sig, null_write_kills_with_sigsegv, .timeout = TEST_TIMEOUT)
+{
+	dies_of("segv", SIGSEGV, NULL);
+}
+
+/* abort() in a thread: SIGABRT. */
+Test(sig, abort_in_a_thread_kills_with_sigabrt, .timeout = TEST_TIMEOUT)
+{
+	dies_of("abort", SIGABRT, NULL);
+}
+
+/* A program's own SIGSEGV handler catches a fault in a thread and
+ * leaves it by siglongjmp; the process goes on. */
+Test(sig, a_programs_sigsegv_handler_still_works, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_crash", "handler", PROCS(0, 1));
+}
+
+/* ---- 5. exit paths ------------------------------------------------------------------------ */
+
+/* sig_exit mode ends with status code under NPTL and under libgmp (both
+ * processor counts), with the same output. */
+static void same_exit(const char *mode, int code)
+{
+	struct run nptl = run_sig("sig_exit", mode, -1, NULL);
+	if (run_code(&nptl) != code)
+		run_dump("under NPTL", &nptl);
+	cr_assert_eq(run_code(&nptl), code, "%s under NPTL: code %d", mode, run_code(&nptl));
+	for (int k = 0; k < 2; k++) {
+		int procs = k ? 1 : 0;
+		struct run gmp = run_sig("sig_exit", mode, procs, NULL);
+		const char *how = procs_name(procs);
+		bool same = strcmp(nptl.out, gmp.out) == 0;
+		if (!same || run_code(&gmp) != code) {
+			run_dump(how, &gmp);
+			run_show_difference(nptl.out, gmp.out);
+		}
+		cr_assert_eq(run_code(&gmp), code, "%s %s: code %d", mode, how, run_code(&gmp));
+		cr_assert(same, "%s %s: output differs from NPTL's", mode, how);
+		run_free(&gmp);
+	}
+	run_free(&nptl);
+}
+
+/* exit(4) from a thread: its thread_local destructor, the atexit handler
+ * and the static destructor run on it, main's thread_local does not. */
+Test(sig, exit_from_a_thread, .timeout = TEST_TIMEOUT)
+{
+	same_exit("exit", 4);
+}
+
+/* main returns 5: main's thread_local, atexit and static destructors on
+ * main. */
+Test(sig, return_from_main, .timeout = TEST_TIMEOUT)
+{
+	same_exit("return", 5);
+}
+
+/* _exit(6) from a thread: nothing runs. */
+Test(sig, _exit_from_a_thread, .timeout = TEST_TIMEOUT)
+{
+	same_exit("_exit", 6);
+}
+
+/* quick_exit(7) from a thread: only the at_quick_exit handler, on it. */
+Test(sig, quick_exit_from_a_thread, .timeout = TEST_TIMEOUT)
+{
+	same_exit("quick_exit", 7);
 }
