@@ -218,7 +218,10 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	}
 	int me = sync_self_id();
 	uint32_t s = ld_rlx(st);
-	while (!(s & (RW_WRITER | RW_READERS))) {
+	/* Not while waiters are queued: an unlocker may be counting readers
+	 * in under the bucket lock (grant), and a writer must not slip in
+	 * between its look at the state and its increment. */
+	while (!(s & (RW_WRITER | RW_READERS | RW_WAITERS))) {
 		if (cas(st, &s, s | RW_WRITER)) {
 			set_writer(rw, me);
 			return 0;
@@ -226,8 +229,19 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	}
 	if ((s & RW_WRITER) && cur_writer(rw) == me)
 		return how == HOW_TRY ? EBUSY : EDEADLK;
-	if (how == HOW_TRY)
-		return EBUSY;
+	if (how == HOW_TRY) {
+		if (s & (RW_WRITER | RW_READERS))
+			return EBUSY;
+		/* free, with waiters: decide under the bucket lock */
+		struct wq_bucket *b = wq_lock(rw);
+		s = ld_rlx(st);
+		bool ok = !(s & (RW_WRITER | RW_READERS)) && cas(st, &s, s | RW_WRITER);
+		wq_unlock(b);
+		if (!ok)
+			return EBUSY;
+		set_writer(rw, me);
+		return 0;
+	}
 	int r = lock_slow(rw, true, deadline);
 	if (!r)
 		set_writer(rw, me);
