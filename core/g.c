@@ -21,6 +21,7 @@ const char *const g_waitreason_names[WAIT_NREASON] = {
 	[WAIT_FUTEX] = "futex",
 	[WAIT_NETPOLL] = "IO wait",
 	[WAIT_POLL] = "poll",
+	[WAIT_SIGNAL] = "signal wait",
 };
 
 /*

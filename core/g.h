@@ -67,6 +67,7 @@ enum g_waitreason {
 	WAIT_FUTEX,
 	WAIT_NETPOLL,	/* a descriptor's readiness (read, accept ...) */
 	WAIT_POLL,	/* poll, select, epoll_wait */
+	WAIT_SIGNAL,	/* sigwait, sigsuspend, pause */
 	WAIT_NREASON
 };
 extern const char *const g_waitreason_names[WAIT_NREASON];
@@ -151,7 +152,15 @@ struct g {
 	/* The _Unwind_Exception of pthread_exit's forced unwind: it must
 	 * outlive the frames the unwind discards, so not on the stack. */
 	_Alignas(16) unsigned char unwind_exc[32];
-	sigset_t sigmask;		/* reserved: per-G signal mask */
+	/* Signals the G blocks, one bit per signal (sigq_bit). Written by
+	 * the G itself; read by signal routers. The kernel mask of the M
+	 * follows it while the G runs (SCHED_SIG excepted: never blocked in
+	 * the kernel, blocked here only). */
+	_Atomic uint64_t sigmask;
+	/* Signals whose arrival ends the G's wait (sigwait, sigsuspend,
+	 * pause); 0 otherwise. core/sigq.c. */
+	_Atomic uint64_t sigwant;
+	uint32_t nhandled;		/* signal handlers run on it (owner) */
 	int cancelstate, canceltype;	/* owned by the G */
 	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
 	bool keys_used;			/* a key value was ever set */
@@ -160,7 +169,7 @@ struct g {
 	 * signal handler, or the runtime is between two halves of a state
 	 * change). Owner only; read by its own M's signal handler. */
 	uint32_t preemptoff;
-	/* Signals routed to this G (core/sigq.c); non-zero: look there. */
+	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */
 	int schedpolicy, schedprio;	/* stored scheduling attributes */

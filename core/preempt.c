@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/os.h"
 #include "core/sched.h"
+#include "core/sigq.h"
 
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -47,17 +48,22 @@ static bool unsafe_pc(uintptr_t pc)
 	return false;
 }
 
+void (*sched_preempt_hook)(struct g *gp);
+
 /* Called by the preempted G, through gmp_preempt_entry. */
 static void preempt_self(void)
 {
 	struct g *gp = getg();
 	xadd(&sched.npreempt, 1);
-	if (g_status(gp) == G_SYSCALL) {
+	if (g_status(gp) == G_SYSCALL)
 		/* it ran without a P: take one back, or queue and stop */
 		g_syscall_exit();
-		return;
-	}
-	g_yield();
+	else
+		g_yield();
+	/* signals that came for it while it waited to run again (a G that
+	 * spins in its own code passes nowhere else) */
+	if (sched_preempt_hook && sigq_pending_for(gp))
+		sched_preempt_hook(gp);
 }
 
 void sched_sig_preempt(void *uc)

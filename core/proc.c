@@ -3,6 +3,7 @@
  */
 #include "core/proc.h"
 #include "core/sched.h"
+#include "core/sigq.h"
 #include "core/stack.h"
 #include "core/tls.h"
 #include "core/os.h"
@@ -137,6 +138,9 @@ int proc_new(struct g **gpp, uint32_t *from, const struct g_spec *spec, void (*e
 
 void proc_start(struct g *gp, uint32_t from)
 {
+	uint64_t mask = ld_rlx(&gp->sigmask);
+	if (mask)
+		sigq_mask_change(0, mask);
 	int64_t live = xadd(&sched.nlive, 1) + 1;
 	xadd_rlx(&sched.ncreated, 1);
 	int64_t peak = ld_rlx(&sched.peaklive);
@@ -165,6 +169,9 @@ void proc_reap(struct g *gp)
 
 bool proc_exiting(struct g *gp)
 {
+	uint64_t mask = ld_rlx(&gp->sigmask);
+	if (mask)
+		sigq_mask_change(mask, 0);
 	return xadd(&sched.nlive, -1) == 1;
 }
 

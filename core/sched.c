@@ -541,6 +541,23 @@ top:;
 
 /* --- running a G ---------------------------------------------------------- */
 
+/* Make the M's kernel signal mask a G's (SCHED_SIG never blocked there). */
+static void set_kmask(struct m *mp, uint64_t mask)
+{
+	uint64_t km = mask & ~sigq_bit(SCHED_SIG);
+	if (km != mp->kmask) {
+		arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &km, NULL, 8);
+		mp->kmask = km;
+	}
+}
+
+void sched_apply_sigmask(struct g *gp)
+{
+	gp->preemptoff++;
+	set_kmask(gp->m, ld_rlx(&gp->sigmask));
+	gp->preemptoff--;
+}
+
 static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 {
 	struct p *pp = mp->p;
@@ -553,6 +570,7 @@ static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	pp->nswitch++;
 	gp->nrun++;
 	gp->run_start = rt_nanotime();
+	set_kmask(mp, ld_rlx(&gp->sigmask));
 	uintptr_t fs = gp->tcb;
 	if (fs == mp->fs)
 		fs = 0;		/* already loaded: skip the expensive write */
@@ -1102,8 +1120,16 @@ bool sched_stack_overflow(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 
 /* --- fork ----------------------------------------------------------------------- */
 
+static int sched_pid;	/* the process the runtime runs */
+
+bool sched_in_vfork_child(void)
+{
+	return (int)arch_syscall0(SYS_getpid) != sched_pid;
+}
+
 void sched_after_fork(struct g *gp)
 {
+	sched_pid = (int)arch_syscall0(SYS_getpid);
 	struct m *mp = gp->m;
 	/* Every lock: a thread that held one at the fork is gone. */
 	sched.lock = (struct rt_mutex){0};
@@ -1183,7 +1209,7 @@ void sched_after_fork(struct g *gp)
 	g_after_fork();
 	stack_after_fork();
 	wq_after_fork();
-	sigq_after_fork();
+	sigq_after_fork(gp);
 	netpoll_after_fork();
 	tls_after_fork(gp->tcb, mp->own_tp, mp == &m0);
 }
@@ -1206,6 +1232,7 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	if (os_text_range((const void *)sched_init, &text_lo, &text_hi) != 0)
 		text_lo = text_hi = 0;	/* then the handler never acts */
 	preempt_init();
+	sched_pid = (int)arch_syscall0(SYS_getpid);
 	sched.gomaxprocs = nprocs;
 	sched.start_ns = rt_nanotime();
 	st_rlx(&sched.lastpoll, sched.start_ns);
@@ -1231,6 +1258,16 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	m0.own_tp = m0_tp;
 	m_altstack();
 	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m_sigmask, 8);
+	/* the main thread's mask becomes its G's; the kernel's never blocks
+	 * SCHED_SIG (sysmon's requests) */
+	uint64_t mask;
+	memcpy(&mask, &m_sigmask, sizeof mask);
+	st_rlx(&maing->sigmask, mask);
+	sigq_mask_change(0, mask);
+	mask &= ~sigq_bit(SCHED_SIG);
+	memcpy(&m_sigmask, &mask, sizeof mask);
+	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &m_sigmask, NULL, 8);
+	m0.kmask = mask;
 	st_rel(&sched.allm, &m0);
 	sched.maing = maing;
 	acquirep(&m0, sched.allp[0]);
@@ -1250,6 +1287,7 @@ void *m_main(void *arg)
 	struct m *mp = arg;
 
 	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &m_sigmask, NULL, 8);
+	memcpy(&mp->kmask, &m_sigmask, sizeof mp->kmask);
 	/* tid before cpumask, m_set_affinity writes them the other way round */
 	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
 	/* This thread's own stack is the scheduler stack: everything above

@@ -141,6 +141,9 @@ struct m {
 	int64_t sysmon_cpu, sysmon_cpu_when, preempt_sent;	/* sysmon only */
 	uint64_t rand;			/* owner only */
 	_Atomic(struct m *) spawnlink;	/* pending OS-thread creation */
+	/* The kernel signal mask of the M's thread as last set (the running
+	 * G's, without SCHED_SIG); owner only. */
+	uint64_t kmask;
 };
 
 struct sched {
@@ -321,6 +324,9 @@ void preempt_init(void);
 int sched_preempt_long(int64_t now);
 /* The handler's part (async-signal-safe, on the signalled M). */
 void sched_sig_preempt(void *uc);
+/* Run by a preempted G once it runs again, when signals wait for it
+ * (preload: deliver them). */
+extern void (*sched_preempt_hook)(struct g *gp);
 
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
@@ -389,6 +395,21 @@ struct m *m_by_tid(int tid);
  * stack's usable bounds. Every M has an alternate signal stack for the
  * handler. Async-signal-safe. */
 bool sched_stack_overflow(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+
+/* --- signal masks ---------------------------------------------------------------------- */
+
+/* The kernel mask of the calling G's M follows gp->sigmask (after the G
+ * changed it). execute() does the same at every switch, with a system
+ * call only when the mask differs from the M's. Valid TLS, on gp. */
+void sched_apply_sigmask(struct g *gp);
+/* Ask sysmon to look at its work now (a signal waiter appeared). */
+void sysmon_kick(void);
+/* Is the caller the child of a vfork (or of a clone sharing memory),
+ * running on its parent's memory, where libgmp's state must be left as
+ * it is? One system call. */
+bool sched_in_vfork_child(void);
+/* Is the calling thread the service thread (sysmon)? Async-signal-safe. */
+bool sysmon_is_current(void);
 
 /* --- fork ------------------------------------------------------------------------------ */
 

@@ -26,14 +26,27 @@ struct sigrec {
 };
 
 static struct sigrec recs[SIGQ_MAX];
-static _Atomic int nposted;
+static _Atomic int nposted;	/* records POSTED (routed or not yet) */
+
+/* gp->sigpend: the signals of records routed to gp (a hint, kept exact
+ * enough: set by the router, recomputed by the G when it takes one). */
+static void recompute_pend(struct g *gp)
+{
+	uint64_t m = 0;
+	for (int i = 0; i < SIGQ_MAX; i++) {
+		struct sigrec *r = &recs[i];
+		if (ld_acq(&r->state) == REC_ROUTED && r->target == gp)
+			m |= sigq_bit(r->info.si_signo);
+	}
+	st_rel(&gp->sigpend, m);
+}
 
 void sysmon_kick(void);
 
 bool sigq_post(struct g *target, const siginfo_t *info)
 {
 	int sig = info->si_signo;
-	if (sig < SIGRTMIN) {
+	if (sig < 32) {
 		/* a standard signal is pending at most once per target */
 		for (int i = 0; i < SIGQ_MAX; i++) {
 			uint32_t st = ld_acq(&recs[i].state);
@@ -58,32 +71,80 @@ bool sigq_post(struct g *target, const siginfo_t *info)
 	return false;
 }
 
-/* Who gets a signal nobody named: the main thread while it lives (Linux
- * offers process signals to the main thread first), else any thread. */
-static struct g *choose_target(void)
+/* Signals some G waits for (sigwait, sigsuspend, pause): per signal,
+ * how many such Gs. */
+static _Atomic int32_t nwant[64];
+/* Per signal, how many live Gs block it. */
+static _Atomic int32_t nblocked[64];
+
+void sigq_mask_change(uint64_t old, uint64_t new)
 {
-	struct g *mg = sched.maing;
-	uint32_t st = g_status(mg);
-	if (st != G_DEAD && st != G_IDLE)
-		return mg;
+	uint64_t diff = old ^ new;
+	while (diff) {
+		int b = __builtin_ctzll(diff);
+		diff &= diff - 1;
+		xadd(&nblocked[b], (new >> b) & 1 ? 1 : -1);
+	}
+}
+
+uint64_t sigq_accepted(void)
+{
+	int64_t live = ld_rlx(&sched.nlive);
+	uint64_t m = 0;
+	for (int b = 0; b < 64; b++)
+		if (ld_rlx(&nblocked[b]) < live || ld_rlx(&nwant[b]) > 0)
+			m |= (uint64_t)1 << b;
+	return m;
+}
+
+static bool live(struct g *gp)
+{
+	uint32_t st = g_status(gp);
+	return st != G_DEAD && st != G_IDLE;
+}
+
+/* Who gets a process signal: a G waiting for it; else the main thread
+ * if it does not block it (Linux offers process signals to the main
+ * thread first); else any G that does not block it; else nobody yet (it
+ * stays pending for the process until a G unblocks or waits for it). */
+static struct g *choose_target(int sig)
+{
+	uint64_t bit = sigq_bit(sig);
 	uint32_t n = g_count();
+	if (ld_acq(&nwant[sig - 1]) > 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			struct g *gp = g_by_index(i);
+			if (live(gp) && (ld_acq(&gp->sigwant) & bit))
+				return gp;
+		}
+	}
+	struct g *mg = sched.maing;
+	if (live(mg) && !(ld_rlx(&mg->sigmask) & bit))
+		return mg;
 	for (uint32_t i = 0; i < n; i++) {
 		struct g *gp = g_by_index(i);
-		st = g_status(gp);
-		if (st != G_DEAD && st != G_IDLE)
+		if (live(gp) && !(ld_rlx(&gp->sigmask) & bit))
 			return gp;
 	}
 	return NULL;
 }
 
-/* Make target notice its signal: interrupt an interruptible wait, or
- * nudge the OS thread it runs on. */
+/* Make target notice its signal: interrupt a wait that the signal ends
+ * (an interruptible wait when the G does not block it, or a wait for
+ * this very signal), or nudge the OS thread it runs on. */
 static void kick(struct g *gp, int sig, struct p *pp)
 {
+	uint64_t bit = sigq_bit(sig);
+	bool blocked = ld_rlx(&gp->sigmask) & bit;
+	bool wanted = ld_acq(&gp->sigwant) & bit;
+	if (blocked && !wanted)
+		return;	/* it stays pending for gp */
 	if (g_claim(gp, 0)) {
 		g_ready(gp, pp, false);
 		return;
 	}
+	if (blocked)
+		return;
 	struct m *mp = gp->m;
 	int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
 	uint32_t st = g_status(gp);
@@ -107,43 +168,106 @@ void sigq_poll(struct p *pp)
 		struct sigrec *r = &recs[i];
 		if (!cas_val(&r->state, (uint32_t)REC_POSTED, (uint32_t)REC_ROUTING))
 			continue;
-		xadd(&nposted, -1);
-		struct g *gp = r->target ? r->target : choose_target();
-		if (!gp) {
-			st_rel(&r->state, (uint32_t)REC_FREE);	/* nobody left */
+		int sig = r->info.si_signo;
+		struct g *gp = r->target ? r->target : choose_target(sig);
+		if (!gp || !live(gp)) {
+			/* pending for the process, or its thread is gone (as
+			 * with a thread-directed signal under Linux) */
+			if (gp) {
+				xadd(&nposted, -1);
+				st_rel(&r->state, (uint32_t)REC_FREE);
+			} else {
+				st_rel(&r->state, (uint32_t)REC_POSTED);
+			}
 			continue;
 		}
+		xadd(&nposted, -1);
 		r->target = gp;
-		int sig = r->info.si_signo;
 		st_rel(&r->state, (uint32_t)REC_ROUTED);
-		atomic_fetch_or_explicit(&gp->sigpend, (uint64_t)1 << (sig - 1),
-					 memory_order_release);
+		atomic_fetch_or_explicit(&gp->sigpend, sigq_bit(sig), memory_order_release);
 		kick(gp, sig, pp);
 	}
 }
 
+void sigq_reroute(struct p *pp)
+{
+	st_rel(&sched.sigpoll, 1);
+	sigq_poll(pp);
+}
+
 bool sigq_pending_for(struct g *gp)
 {
-	return ld_acq(&gp->sigpend) != 0;
+	return (ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask)) != 0;
+}
+
+bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
+{
+	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))
+		return false;
+	for (int i = 0; i < SIGQ_MAX; i++) {
+		struct sigrec *r = &recs[i];
+		uint32_t st = ld_acq(&r->state);
+		bool mine = st == REC_ROUTED && r->target == gp;
+		bool unrouted = process && st == REC_POSTED && !r->target;
+		if ((!mine && !unrouted) || !(sigq_bit(r->info.si_signo) & accept) ||
+		    !cas_val(&r->state, st, (uint32_t)REC_TAKING))
+			continue;
+		*out = r->info;
+		if (unrouted)
+			xadd(&nposted, -1);
+		st_rel(&r->state, (uint32_t)REC_FREE);
+		if (mine)
+			recompute_pend(gp);
+		return true;
+	}
+	return false;
 }
 
 bool sigq_take(struct g *gp, siginfo_t *out)
 {
-	if (!ld_acq(&gp->sigpend))
-		return false;
-	st_rel(&gp->sigpend, (uint64_t)0);
+	return sigq_take_mask(gp, ~ld_rlx(&gp->sigmask), false, out);
+}
+
+uint64_t sigq_pending_mask(struct g *gp)
+{
+	uint64_t m = 0;
 	for (int i = 0; i < SIGQ_MAX; i++) {
 		struct sigrec *r = &recs[i];
-		if (ld_acq(&r->state) != REC_ROUTED || r->target != gp ||
-		    !cas_val(&r->state, (uint32_t)REC_ROUTED, (uint32_t)REC_TAKING))
-			continue;
-		*out = r->info;
-		st_rel(&r->state, (uint32_t)REC_FREE);
-		/* there may be more: look again next time */
-		st_rel(&gp->sigpend, (uint64_t)1);
-		return true;
+		uint32_t st = ld_acq(&r->state);
+		if ((st == REC_ROUTED && r->target == gp) || (st == REC_POSTED && !r->target))
+			m |= sigq_bit(r->info.si_signo);
 	}
-	return false;
+	return m;
+}
+
+void sigq_want(struct g *gp, uint64_t set)
+{
+	for (int s = 1; s <= 64; s++)
+		if (set & sigq_bit(s))
+			xadd(&nwant[s - 1], 1);
+	st_rel(&gp->sigwant, set);
+}
+
+void sigq_unwant(struct g *gp)
+{
+	uint64_t set = xchg(&gp->sigwant, (uint64_t)0);
+	for (int s = 1; s <= 64; s++)
+		if (set & sigq_bit(s))
+			xadd(&nwant[s - 1], -1);
+}
+
+bool sigq_wanting(int sig)
+{
+	return ld_acq(&nwant[sig - 1]) > 0;
+}
+
+uint64_t sigq_wanted(void)
+{
+	uint64_t m = 0;
+	for (int s = 1; s <= 64; s++)
+		if (ld_rlx(&nwant[s - 1]) > 0)
+			m |= sigq_bit(s);
+	return m;
 }
 
 struct g *sigq_current_g(void *ucontext, bool *is_m)
@@ -154,7 +278,10 @@ struct g *sigq_current_g(void *ucontext, bool *is_m)
 	if (!mp)
 		return NULL;
 	struct g *gp = mp->curg;
-	if (!gp || g_status(gp) != G_RUNNING || gp->m != mp)
+	uint32_t st = gp ? g_status(gp) : G_IDLE;
+	/* running, or inside a system call it makes holding this M (the
+	 * handler runs there, as it would on its own thread) */
+	if (!gp || (st != G_RUNNING && st != G_SYSCALL) || gp->m != mp)
 		return NULL;
 	/* between the switch and the status change the G is still RUNNING
 	 * but the CPU is on the scheduler stack */
@@ -168,9 +295,16 @@ struct g *sigq_current_g(void *ucontext, bool *is_m)
 	return gp;
 }
 
-void sigq_after_fork(void)
+void sigq_after_fork(struct g *gp)
 {
 	for (int i = 0; i < SIGQ_MAX; i++)
 		st_rlx(&recs[i].state, (uint32_t)REC_FREE);
 	st_rlx(&nposted, 0);
+	for (int s = 0; s < 64; s++) {
+		st_rlx(&nwant[s], 0);
+		st_rlx(&nblocked[s], 0);
+	}
+	st_rlx(&gp->sigwant, (uint64_t)0);
+	st_rlx(&gp->sigpend, (uint64_t)0);
+	sigq_mask_change(0, ld_rlx(&gp->sigmask));
 }

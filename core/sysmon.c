@@ -14,6 +14,7 @@
 #include "core/sigq.h"
 
 #include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 static struct note sysmon_note;
@@ -75,6 +76,14 @@ static void spawn_failed(struct m *mp, int err)
 	}
 }
 
+static _Atomic int sysmon_tid;
+
+bool sysmon_is_current(void)
+{
+	int t = ld_acq(&sysmon_tid);
+	return t && t == (int)arch_syscall0(SYS_gettid);
+}
+
 /* A signal was posted (async-signal-safe). */
 void sysmon_kick(void)
 {
@@ -101,6 +110,10 @@ static void *sysmon_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+	uint64_t mask, want = 0;
+	memcpy(&mask, &all, sizeof mask);
+	const uint64_t all_mask = mask;
+	st_rel(&sysmon_tid, os_gettid());
 	int64_t period = (int64_t)rt_cfg.schedtrace_ms * 1000000;
 	int64_t next_trace = period ? rt_nanotime() + period : 0;
 
@@ -112,6 +125,15 @@ static void *sysmon_main(void *arg)
 	for (;;) {
 		note_clear(&sysmon_note);
 		serve_spawns();
+		/* signals some G takes (does not block, or waits for) while
+		 * every running thread may block them: this thread takes
+		 * them, for sigq to route */
+		uint64_t w = sigq_accepted();
+		if (w != want) {
+			want = w;
+			mask = all_mask & ~w;
+			arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &mask, NULL, 8);
+		}
 		sigq_poll(NULL);
 		int64_t now = rt_nanotime();
 		if (next_trace && now >= next_trace) {
@@ -185,6 +207,7 @@ int sched_start(void)
 void sysmon_after_fork(void)
 {
 	st_rel(&started, 0);
+	st_rel(&sysmon_tid, 0);
 	st_rel(&spawnq, (struct m *)NULL);
 	st_rlx(&sysmon_deep, 0);
 	note_clear(&sysmon_note);

@@ -58,7 +58,6 @@ static void runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
-	fd_note_pid();
 }
 
 void gmp_init_slow(void)

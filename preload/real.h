@@ -218,6 +218,10 @@
 	X(int, gethostbyname2_r, (const char *, int, struct hostent *, char *, size_t, struct hostent **, int *), NULL) \
 	X(int, gethostbyaddr_r, (const void *, socklen_t, int, struct hostent *, char *, size_t, struct hostent **, int *), NULL) \
 	X(int, sigwait, (const sigset_t *, int *), NULL) \
+	X(int, pthread_sigmask, (int, const sigset_t *, sigset_t *), NULL) \
+	X(int, sigprocmask, (int, const sigset_t *, sigset_t *), NULL) \
+	X(int, sigpending, (sigset_t *), NULL) \
+	X(int, raise, (int), NULL) \
 	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL) \
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *), NULL) \
 	X(int, sigsuspend, (const sigset_t *), NULL) \

@@ -93,6 +93,12 @@ void gmp_testcancel(struct g *gp);
 /* signal.c: run the handlers of signals routed to gp (on gp); returns
  * how many ran. */
 int gmp_sig_deliver(struct g *gp);
+/* signal.c: make sure the signals in set reach libgmp's trampoline even
+ * at their default or ignore action (the action itself is kept), so that
+ * one delivered to any thread can be handed to a G waiting for it. */
+void gmp_sig_catch(uint64_t set);
+/* sigwait.c: si_code of pthread_kill/raise from the calling G to gp. */
+int gmp_self_kill_code(struct g *gp, int sig);
 /* signal.c: as gmp_sig_deliver; *restart is false when a handler that
  * ran was installed without SA_RESTART (the interrupted call fails with
  * EINTR rather than restarting). */

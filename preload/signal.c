@@ -68,8 +68,14 @@ static void call_handler(int sig, siginfo_t *info, void *uc)
 static void call_user(int sig, siginfo_t *info, void *uc)
 {
 	struct g *gp = getg();
-	if (gp)
+	if (gp) {
 		gp->preemptoff++;
+		gp->nhandled++;
+		/* the kernel mask is the handler's until it returns, maybe
+		 * on another M if it parks: the next switch sets it again */
+		if (gp->m)
+			gp->m->kmask = ~(uint64_t)0;
+	}
 	call_handler(sig, info, uc);
 	if (gp)
 		gp->preemptoff--;
@@ -169,7 +175,10 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	}
 
 	if (!is_m) {
-		call_handler(sig, info, uc);	/* a thread glibc made */
+		if (sysmon_is_current())
+			sigq_post(NULL, info);	/* taken for a G that waits */
+		else
+			call_handler(sig, info, uc);	/* a thread glibc made */
 		return;
 	}
 	if (info->si_code == SIGQ_NUDGE) {
@@ -183,13 +192,23 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 			call_user(sig, info, uc);
 			return;
 		}
+		/* the kernel mask is the G's, but for SCHED_SIG */
+		bool blocked = ld_rlx(&gp->sigmask) & sigq_bit(sig);
+		if (thread_signal(sig, info)) {
+			if (!blocked || !sigq_post(gp, info))
+				call_user(sig, info, uc);
+			return;
+		}
+		/* a process signal: a G waiting for it, else the main thread
+		 * if it takes it, else this one */
 		struct g *mg = sched.maing;
-		uint32_t mst = g_status(mg);
-		if (thread_signal(sig, info) || gp == mg || mst == G_DEAD || !sigq_post(mg, info))
+		bool here = !blocked && !sigq_wanting(sig) &&
+			    (gp == mg || g_status(mg) == G_DEAD || (ld_rlx(&mg->sigmask) & sigq_bit(sig)));
+		if (here || (!sigq_post(NULL, info) && !blocked))
 			call_user(sig, info, uc);
 		return;
 	}
-	/* between Gs or idle: the main thread (or any) runs it */
+	/* between Gs or idle: routed to a G that takes it */
 	sigq_post(NULL, info);
 }
 
@@ -204,6 +223,8 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	GMP_ENTRY(sigaction, sig, act, oact);
 	if (sig <= 0 || sig >= NSIG)
 		return real_sigaction(sig, act, oact);	/* glibc's EINVAL */
+	if (act && sched_in_vfork_child())
+		return real_sigaction(sig, act, oact);	/* the parent's table stays */
 	struct sigaction kold;
 	int r;
 	rt_lock(&act_lock);
@@ -238,8 +259,16 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	return r;
 }
 
+static void deliver_after_preempt(struct g *gp)
+{
+	int e = errno;
+	gmp_sig_deliver(gp);
+	errno = e;
+}
+
 void gmp_signal_init(void)
 {
+	sched_preempt_hook = deliver_after_preempt;
 	struct sigaction old, k;
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (!is_fault_sig(sig) || real_sigaction(sig, NULL, &old) != 0 ||
@@ -266,6 +295,27 @@ void gmp_signal_init(void)
 	k.sa_flags |= SA_SIGINFO | SA_RESTART;
 	real_sigaction(SCHED_SIG, &k, NULL);
 	rt_unlock(&act_lock);
+}
+
+void gmp_sig_catch(uint64_t set)
+{
+	for (int sig = 1; sig < 64 && sig < NSIG; sig++) {
+		if (!(set & sigq_bit(sig)) || sig == SIGKILL || sig == SIGSTOP || sig == 32 ||
+		    sig == 33)
+			continue;
+		struct sigaction old, k;
+		rt_lock(&act_lock);
+		if (real_sigaction(sig, NULL, &old) == 0 &&
+		    !((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == trampoline)) {
+			user_act[sig] = old;
+			user_set[sig] = true;
+			k = old;
+			k.sa_sigaction = trampoline;
+			k.sa_flags = (old.sa_flags & ~SA_RESETHAND) | SA_SIGINFO | SA_RESTART;
+			real_sigaction(sig, &k, NULL);
+		}
+		rt_unlock(&act_lock);
+	}
 }
 
 static sighandler_t install(int sig, sighandler_t h, int flags)
@@ -304,7 +354,7 @@ GMP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
 int gmp_signal_g(struct g *gp, const siginfo_t *info)
 {
 	struct g *me = getg();
-	if (gp == me) {
+	if (gp == me && !(ld_rlx(&me->sigmask) & sigq_bit(info->si_signo))) {
 		me->sig_reinject = info->si_signo;
 		if (syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), info->si_signo,
 			    info) != 0)

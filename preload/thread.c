@@ -11,6 +11,7 @@
 #include "core/sched.h"
 #include "core/stack.h"
 #include "core/proc.h"
+#include "core/sigq.h"
 #include "core/tls.h"
 
 #include <errno.h>
@@ -35,6 +36,8 @@ struct create_args {
 	int policy, prio;
 	cpu_set_t *cpuset;
 	size_t cpusetsize;
+	bool has_sigmask;	/* pthread_attr_setsigmask_np */
+	sigset_t sigmask;
 };
 
 static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
@@ -58,6 +61,7 @@ static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
 		ca->stacksize = (ca->stacksize + os_pagesize - 1) & ~(os_pagesize - 1);
 	}
 	ca->locked = attr_scope_system(attr);
+	ca->has_sigmask = pthread_attr_getsigmask_np(attr, &ca->sigmask) == 0;
 	pthread_attr_getinheritsched(attr, &inh);
 	if (inh == PTHREAD_EXPLICIT_SCHED) {
 		struct sched_param sp;
@@ -136,6 +140,19 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	gp->nrun = 0;
 	gp->runtime_ns = 0;
 	gp->lockedm = NULL;
+	/* the creator's signal mask, or the attribute's */
+	uint64_t mask = 0;
+	if (ca->has_sigmask)
+		memcpy(&mask, &ca->sigmask, sizeof mask);
+	else if (me)
+		mask = ld_rlx(&me->sigmask);
+	else
+		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, 8);
+	st_rlx(&gp->sigmask, mask & ~(sigq_bit(32) | sigq_bit(33) | sigq_bit(SIGKILL) | sigq_bit(SIGSTOP)));
+	st_rlx(&gp->sigwant, (uint64_t)0);
+	st_rlx(&gp->sigpend, (uint64_t)0);
+	gp->nhandled = 0;
+	gp->sig_reinject = 0;
 }
 
 GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,

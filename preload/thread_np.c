@@ -250,7 +250,7 @@ static int signal_g(struct g *gp, int sig, const union sigval *val)
 		return 0;
 	siginfo_t si = {0};
 	si.si_signo = sig;
-	si.si_code = val ? SI_QUEUE : SI_TKILL;
+	si.si_code = val ? SI_QUEUE : gmp_self_kill_code(gp, sig);
 	si.si_pid = getpid();
 	si.si_uid = getuid();
 	if (val)

@@ -90,32 +90,3 @@ GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct tim
 	return GMP_BLOCKING(int, false, real_semtimedop(id, ops, n, t));
 }
 
-GMP_EXPORT int sigwait(const sigset_t *set, int *sig)
-{
-	GMP_ENTRY(sigwait, set, sig);
-	return GMP_BLOCKING(int, true, real_sigwait(set, sig));
-}
-
-GMP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
-{
-	GMP_ENTRY(sigwaitinfo, set, info);
-	return GMP_BLOCKING(int, true, real_sigwaitinfo(set, info));
-}
-
-GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *t)
-{
-	GMP_ENTRY(sigtimedwait, set, info, t);
-	return GMP_BLOCKING(int, true, real_sigtimedwait(set, info, t));
-}
-
-GMP_EXPORT int sigsuspend(const sigset_t *set)
-{
-	GMP_ENTRY(sigsuspend, set);
-	return GMP_BLOCKING(int, true, real_sigsuspend(set));
-}
-
-GMP_EXPORT int pause(void)
-{
-	GMP_ENTRY(pause);
-	return GMP_BLOCKING(int, true, real_pause());
-}

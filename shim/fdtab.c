@@ -3,6 +3,7 @@
  */
 #include "shim/fdtab.h"
 #include "preload/runtime.h"
+#include "core/sched.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,16 +19,10 @@ static struct rt_mutex chunk_lock;	/* leaf */
 static struct rt_mutex reg_lock;	/* first registrations; leaf */
 static struct rt_mutex ring_lock;	/* dupnext rings; leaf */
 static _Atomic int maxfd = -1;		/* highest descriptor recorded */
-static int table_pid;			/* the process the table describes */
-
-void fd_note_pid(void)
-{
-	table_pid = (int)arch_syscall0(SYS_getpid);
-}
 
 bool fd_in_vfork_child(void)
 {
-	return (int)arch_syscall0(SYS_getpid) != table_pid;
+	return sched_in_vfork_child();
 }
 
 struct fdent *fd_get(int fd)
@@ -331,7 +326,6 @@ static void forget_pd(int fd, struct fdent *e, void *arg)
 
 void fd_after_fork(void)
 {
-	fd_note_pid();
 	reg_lock = (struct rt_mutex){0};
 	ring_lock = (struct rt_mutex){0};
 	chunk_lock = (struct rt_mutex){0};

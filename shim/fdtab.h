@@ -99,8 +99,6 @@ void fd_after_fork(void);
  * shares this table with its parent and must leave it alone? One system
  * call. */
 bool fd_in_vfork_child(void);
-/* Record the process's pid (at start and in a fork child). */
-void fd_note_pid(void);
 /* libgmp's own descriptors (the poller's): invisible to the program. */
 bool fd_internal(int fd);
 

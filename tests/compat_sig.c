@@ -320,3 +320,69 @@ Test(sig, quick_exit_from_a_thread, .timeout = TEST_TIMEOUT)
 {
 	same_exit("quick_exit", 7);
 }
+
+/* ---- 6. signals and threads --------------------------------------------------------------- */
+
+/* pthread_kill(SIGUSR1) to each of 6 threads (sleeping, in a condvar
+ * wait, spinning in its own code): the handler runs on the target, as
+ * pthread_self() inside it shows. */
+Test(sig, pthread_kill_runs_the_handler_on_the_target, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "kill", PROCS(0, 1));
+}
+
+/* Every thread blocks SIGUSR1, one waits in sigwaitinfo, another sends
+ * kill(getpid(), SIGUSR1) five times: all five are received, SI_USER. */
+Test(sig, sigwait_receives_signals_sent_with_kill, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "sigwait", PROCS(0, 1));
+}
+
+/* A SIGINT handler in a 100-thread program where only the main thread
+ * (parked in pthread_join) does not block SIGINT: it runs once, on the
+ * main thread. */
+Test(sig, sigint_handler_in_a_100_thread_program, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "sigint", PROCS(0, 1));
+}
+
+/* Masks are per thread: a thread blocking SIGUSR2 has it pending after
+ * pthread_kill and after raise (sigpending), the main thread does not
+ * see it, and unblocking runs the handler at once, on that thread. */
+Test(sig, signal_masks_are_per_thread, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "mask", PROCS(0, 1));
+}
+
+/* sigsuspend and pause end with EINTR after the handler of a signal sent
+ * to the thread ran; sigsuspend restores the mask. */
+Test(sig, sigsuspend_and_pause_end_with_eintr, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "suspend", PROCS(0, 1));
+}
+
+/* sigtimedwait for SIGUSR1 or SIGURG times out with EAGAIN beside three
+ * spinning threads (which libgmp preempts with SIGURG: none of those
+ * leaks to the program, nor shows as pending), then returns a raised
+ * SIGUSR1 with glibc's si_code. */
+Test(sig, sigtimedwait_and_no_leaked_sigurg, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "timedwait", PROCS(0, 1));
+}
+
+/* The main thread waits in waitpid (a system call libgmp hands off);
+ * another thread sends the process SIGUSR1, whose handler has no
+ * SA_RESTART: the handler runs on the main thread and waitpid fails with
+ * EINTR, as under NPTL. */
+Test(sig, a_signal_interrupts_waitpid, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "waitpid", PROCS(0, 1));
+}
+
+/* A vfork child runs on its parent's memory: its sigaction and
+ * sigprocmask must not change the parent's handler, mask or pending
+ * signal (a child that took the parent's pending SIGUSR1 would die). */
+Test(sig, a_vfork_child_leaves_the_parents_signals_alone, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "vfork", PROCS(0, 1));
+}

@@ -90,11 +90,11 @@ int main(int argc, char **argv)
 	at_quick_exit(at_quick_exit_handler);
 	thread_local Local main_local("main");
 	(void)main_local.name;
+	printf("mode %s\n", mode);
+	fflush(stdout);
 	pthread_t t;
 	pthread_create(&t, nullptr, worker, nullptr);
 	worker_id = t;
-	printf("mode %s\n", mode);
-	fflush(stdout);
 	if (strcmp(mode, "return") == 0) {
 		sleep_ms(20);
 		return 5;

@@ -1,0 +1,336 @@
+/*
+ * preload/sigwait.c — per-thread signal masks, pending signals, and the
+ * calls that wait for signals.
+ *
+ * Each G has its own mask (g->sigmask). The M's kernel mask follows it
+ * while the G runs (execute, sched_apply_sigmask), so the kernel itself
+ * keeps a signal blocked by the running G pending, and signalfd, ppoll
+ * and the like see the mask they expect. SIGURG, libgmp's scheduling
+ * signal, is blocked only in the G's mask, never in the kernel's.
+ *
+ * A signal for a G that blocks it waits in core/sigq.c, routed to that G
+ * (pthread_kill, raise) or to the process (when every G blocks it), and
+ * is delivered when the G unblocks it or taken by sigwait.
+ *
+ * sigwait, sigwaitinfo, sigtimedwait, sigsuspend and pause park the G. A
+ * waiting G names the signals that end its wait (sigq_want); they are
+ * routed to it first, and sysmon's thread keeps them unblocked, so that a
+ * process signal every running thread blocks still reaches libgmp and is
+ * handed to the waiter. For sigwait the signals also get libgmp's
+ * trampoline in the kernel, so that one at its default action is not
+ * acted on by whichever thread the kernel picked.
+ *
+ * A child of vfork runs on its parent's memory (and G) until it execs:
+ * its mask changes go to the kernel only, leaving the parent's G alone.
+ */
+#include "preload/runtime.h"
+#include "core/sched.h"
+#include "core/sigq.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* glibc's reserved signals, which a mask never holds; and the ones the
+ * kernel never blocks. */
+#define RESERVED (sigq_bit(32) | sigq_bit(33))
+#define UNBLOCKABLE (sigq_bit(SIGKILL) | sigq_bit(SIGSTOP))
+
+static uint64_t set_bits(const sigset_t *set)
+{
+	uint64_t m;
+	memcpy(&m, set, sizeof m);
+	return m;
+}
+
+static void bits_set(uint64_t m, sigset_t *set)
+{
+	memset(set, 0, sizeof *set);
+	memcpy(set, &m, sizeof m);
+}
+
+/* Change the calling G's mask; returns what it was. */
+static uint64_t set_mask(struct g *gp, uint64_t mask)
+{
+	mask &= ~(RESERVED | UNBLOCKABLE);
+	uint64_t old = ld_rlx(&gp->sigmask);
+	st_rel(&gp->sigmask, mask);
+	sigq_mask_change(old, mask);
+	sched_apply_sigmask(gp);
+	if (old & ~mask) {
+		/* signals waiting for this G, or for the process, may now be
+		 * its to run; sysmon's thread may have to take more */
+		sysmon_kick();
+		sigq_reroute(sched_my_p());
+		gmp_sig_deliver(gp);
+	}
+	return old;
+}
+
+static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
+{
+	struct g *gp = getg();
+	uint64_t cur = ld_rlx(&gp->sigmask), next = cur;
+	if (set) {
+		uint64_t s = set_bits(set);
+		switch (how) {
+		case SIG_BLOCK:
+			next = cur | s;
+			break;
+		case SIG_UNBLOCK:
+			next = cur & ~s;
+			break;
+		case SIG_SETMASK:
+			next = s;
+			break;
+		default:
+			return EINVAL;
+		}
+	}
+	if (old)
+		bits_set(cur, old);
+	if (set)
+		set_mask(gp, next);
+	return 0;
+}
+
+GMP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	GMP_ENTRY(pthread_sigmask, how, set, old);
+	if (!getg() || sched_in_vfork_child())
+		return real_pthread_sigmask(how, set, old);
+	return sigmask_common(how, set, old);
+}
+
+GMP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	GMP_ENTRY(sigprocmask, how, set, old);
+	if (!getg() || sched_in_vfork_child())
+		return real_sigprocmask(how, set, old);
+	int r = sigmask_common(how, set, old);
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
+GMP_EXPORT int sigpending(sigset_t *set)
+{
+	GMP_ENTRY(sigpending, set);
+	struct g *gp = getg();
+	if (!gp)
+		return real_sigpending(set);
+	uint64_t k = 0;
+	arch_syscall2(SYS_rt_sigpending, &k, 8);
+	uint64_t mask = ld_rlx(&gp->sigmask);
+	bits_set((k | sigq_pending_mask(gp)) & mask, set);
+	return 0;
+}
+
+int gmp_self_kill_code(struct g *gp, int sig)
+{
+	/* what glibc 2.36 gives: tgkill's SI_TKILL, but SI_USER for a
+	 * signal the thread sends itself while blocking it */
+	return gp == getg() && (ld_rlx(&gp->sigmask) & sigq_bit(sig)) ? SI_USER : SI_TKILL;
+}
+
+/* raise acts on the calling G, not on the OS thread it runs on. */
+GMP_EXPORT int raise(int sig)
+{
+	GMP_ENTRY(raise, sig);
+	struct g *gp = getg();
+	if (!gp)
+		return real_raise(sig);
+	if (sig < 0 || sig >= NSIG || sig == 32 || sig == 33) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (sig == 0)
+		return 0;
+	siginfo_t info;
+	memset(&info, 0, sizeof info);
+	info.si_signo = sig;
+	info.si_code = gmp_self_kill_code(gp, sig);
+	info.si_pid = getpid();
+	info.si_uid = getuid();
+	int r = gmp_signal_g(gp, &info);
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
+GMP_ALIAS(gsignal, raise)
+
+/* --- waiting --------------------------------------------------------------------- */
+
+struct sigpark {
+	uint64_t want;
+	int64_t deadline;
+};
+
+/* On g0: a signal it waits for may have been posted before the G said
+ * it waits (nobody routed it here): do not park then. */
+static bool sigpark_unlock(struct m *mp, struct g *gp, void *arg)
+{
+	struct sigpark *a = arg;
+	if (sigq_pending_mask(gp) & (a->want | ~ld_rlx(&gp->sigmask)))
+		return false;
+	if (a->deadline)
+		timer_add(&gp->timer, mp->p);
+	return true;
+}
+
+/* Park until a signal in want (or one the G does not block) is routed
+ * to it, or the deadline (0: none) passes. */
+static void sig_park(struct g *gp, uint64_t want, int64_t deadline)
+{
+	struct sigpark a = {want, deadline};
+	uint64_t seq = g_arm(gp);
+	if (deadline)
+		g_timer_prepare(gp, deadline, seq);
+	sigq_want(gp, want);
+	fence_seq();
+	sysmon_kick();
+	g_park(sigpark_unlock, &a, WAIT_SIGNAL);
+	if (deadline)
+		timer_del(&gp->timer);
+	sigq_unwant(gp);
+}
+
+/* Take a signal in want that is already pending: routed to this G, for
+ * the process, or in the kernel (for this OS thread or the process). */
+static bool take_pending(struct g *gp, uint64_t want, siginfo_t *info)
+{
+	if (sigq_take_mask(gp, want, true, info))
+		return true;
+	uint64_t k = want;
+	struct timespec zero = {0, 0};
+	for (;;) {
+		long r = arch_syscall4(SYS_rt_sigtimedwait, &k, info, &zero, 8);
+		if (r <= 0)
+			return false;
+		if (info->si_code == SIGQ_NUDGE ||
+		    (r == SCHED_SIG && (info->si_code == SCHED_SIG_RETAKE ||
+					info->si_code == SCHED_SIG_PREEMPT)))
+			continue;	/* libgmp's own, never the program's */
+		return true;
+	}
+}
+
+/* sigtimedwait with an absolute CLOCK_MONOTONIC deadline (0: none);
+ * restart: sigwait's behaviour (a handler run meanwhile does not end
+ * the wait). Returns the signal or -errno. */
+static int wait_for(struct g *gp, uint64_t want, int64_t deadline, bool restart, siginfo_t *info)
+{
+	want &= ~(RESERVED | UNBLOCKABLE);
+	gmp_testcancel(gp);
+	gmp_sig_catch(want);
+	for (;;) {
+		if (take_pending(gp, want, info))
+			return info->si_signo;
+		if (gmp_sig_deliver(gp) && !restart)
+			return -EINTR;
+		if (deadline && rt_nanotime() >= deadline)
+			return -EAGAIN;
+		sig_park(gp, want, deadline);
+		gmp_testcancel(gp);
+	}
+}
+
+/* sigwaitinfo and sigtimedwait: the signal, or -1 with errno. */
+static int wait_info(struct g *gp, const sigset_t *set, int64_t deadline, siginfo_t *info)
+{
+	siginfo_t si;
+	int r = wait_for(gp, set_bits(set), deadline, false, &si);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	if (info)
+		*info = si;
+	return r;
+}
+
+GMP_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	GMP_ENTRY(sigwait, set, sig);
+	struct g *gp = getg();
+	if (!gp)
+		return real_sigwait(set, sig);
+	siginfo_t info;
+	int r = wait_for(gp, set_bits(set), 0, true, &info);
+	if (r < 0)
+		return -r;
+	*sig = r;
+	return 0;
+}
+
+GMP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	GMP_ENTRY(sigwaitinfo, set, info);
+	struct g *gp = getg();
+	if (!gp)
+		return real_sigwaitinfo(set, info);
+	return wait_info(gp, set, 0, info);
+}
+
+GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *t)
+{
+	GMP_ENTRY(sigtimedwait, set, info, t);
+	struct g *gp = getg();
+	if (!gp)
+		return real_sigtimedwait(set, info, t);
+	int64_t deadline = 0;
+	if (t) {
+		if (t->tv_sec < 0 || t->tv_nsec < 0 || t->tv_nsec >= 1000000000) {
+			errno = EINVAL;
+			return -1;
+		}
+		int64_t ns = t->tv_sec > INT64_MAX / 4000000000 ? INT64_MAX / 4
+							       : t->tv_sec * 1000000000 + t->tv_nsec;
+		deadline = rt_nanotime() + (ns ? ns : 1);
+	}
+	return wait_info(gp, set, deadline, info);
+}
+
+/* Wait with the mask `mask` until a handler has run on this G. */
+static int suspend(struct g *gp, uint64_t mask)
+{
+	gmp_testcancel(gp);
+	uint32_t handled = gp->nhandled;
+	/* signals the new mask lets through run at once, on this G: those
+	 * the kernel holds when the mask is applied, and libgmp's */
+	uint64_t old = set_mask(gp, mask);
+	mask = ld_rlx(&gp->sigmask);
+	while (gp->nhandled == handled) {
+		sig_park(gp, ~mask & ~(RESERVED | UNBLOCKABLE), 0);
+		gmp_sig_deliver(gp);
+		gmp_testcancel(gp);
+	}
+	set_mask(gp, old);
+	errno = EINTR;
+	return -1;
+}
+
+GMP_EXPORT int sigsuspend(const sigset_t *set)
+{
+	GMP_ENTRY(sigsuspend, set);
+	struct g *gp = getg();
+	if (!gp)
+		return real_sigsuspend(set);
+	return suspend(gp, set_bits(set));
+}
+
+GMP_EXPORT int pause(void)
+{
+	GMP_ENTRY(pause);
+	struct g *gp = getg();
+	if (!gp)
+		return real_pause();
+	return suspend(gp, ld_rlx(&gp->sigmask));
+}
