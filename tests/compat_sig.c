@@ -150,6 +150,40 @@ Test(sig, preemption_keeps_registers_and_red_zone, .timeout = TEST_TIMEOUT)
 	run_free(&r);
 }
 
+/* A thread blocks in a system call libgmp cannot see (the syscall
+ * instruction itself, on a pipe made the same way); sysmon finds its OS
+ * thread blocked and gives the one processor to a spinning thread. When
+ * the call returns, the first thread spins too, on an OS thread without a
+ * processor: it must be preempted at its next safe point and give the OS
+ * thread back, so that the two share one CPU, not two (the process's CPU
+ * time over wall time, printed by the program, stays near 1; it is 2
+ * when the thread keeps running). */
+Test(sig, a_thread_without_a_processor_gives_its_os_thread_back, .timeout = TEST_TIMEOUT)
+{
+	struct run nptl = run_sig("sig_preempt", "unseen", -1, NULL);
+	cr_assert_eq(run_code(&nptl), 0, "unseen under NPTL: code %d", run_code(&nptl));
+	run_free(&nptl);
+	char stats[] = "/tmp/gmp-sig-stats-XXXXXX", env[64];
+	int fd = mkstemp(stats);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(env, sizeof env, "GMP_STATS=%s", stats);
+	struct run r = run_sig("sig_preempt", "unseen", 1, env);
+	long blocked = stat_value(stats, "blocked=");
+	unlink(stats);
+	if (run_code(&r) != 0)
+		run_dump("under libgmp, GMPMAXPROCS=1", &r);
+	cr_assert_eq(run_code(&r), 0, "unseen under libgmp: code %d", run_code(&r));
+	double cpus = -1;
+	const char *p = strstr(r.out, "CPUs used while both spin: ");
+	if (p)
+		cpus = atof(p + strlen("CPUs used while both spin: "));
+	cr_assert_geq(blocked, 1, "sysmon did not find the blocked OS thread");
+	cr_assert(cpus >= 0 && cpus <= 1.5,
+		  "with one processor the two spinning threads used %.1f CPUs", cpus);
+	run_free(&r);
+}
+
 /* With GMPDEBUG=preempt=off nothing interrupts a spinning thread: on one
  * processor the sleeper never runs again and the program is killed at
  * the timeout. This shows the tests above depend on preemption. */
