@@ -79,7 +79,11 @@ void sched_sig_preempt(void *uc)
 	uint32_t st = g_status(gp);
 	if (!(st == G_RUNNING && mp->p) && !(st == G_SYSCALL && ld_acq(&mp->blocked)))
 		return;
-	if (unsafe_pc(arch_uc_pc(uc)))
+	/* not in libc & co; and not a system call the thread made itself,
+	 * which the kernel restarts at the instruction (sysmon's blocked-M
+	 * retake is for that) */
+	uintptr_t pc = arch_uc_pc(uc);
+	if (unsafe_pc(pc) || arch_at_syscall(pc))
 		return;
 	/* only on the G's own stack: not g0, not a stack the program
 	 * switched to itself (its size is unknown) */

@@ -898,8 +898,10 @@ int sched_retake_blocked(int64_t now)
 		}
 		if (pp->sysmon_kicked || now - pp->sysmon_sw_when < SCHED_BLOCKED_NS / 2)
 			continue;
-		/* only when something waits to run */
-		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0)
+		/* only when something waits to run: queued, or a timer of
+		 * this P's that is due */
+		int64_t due = ld_rlx(&pp->timers.minwhen);
+		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 && !(due && due <= now))
 			continue;
 		struct m *mp = pp->m;
 		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
@@ -929,11 +931,11 @@ int sched_retake_blocked(int64_t now)
 	return n;
 }
 
-void sched_sig_retake(void *uc)
+bool sched_sig_retake(void *uc)
 {
 	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
 	if (!mp)
-		return;
+		return false;
 	struct g *gp = mp->curg;
 	struct p *pp = mp->p;
 	uintptr_t pc = arch_uc_pc(uc);
@@ -942,10 +944,11 @@ void sched_sig_retake(void *uc)
 	 * using the P. A thread that merely got no CPU is left alone. */
 	if (!gp || !pp || !text_hi || mp->in_fork || g_status(gp) != G_RUNNING ||
 	    (pc >= text_lo && pc < text_hi) || !arch_at_syscall(pc))
-		return;
+		return false;
 	xadd(&sched.nblocked, 1);
 	enter_syscall(mp, gp, pp);
 	st_rel(&mp->blocked, true);
+	return true;
 }
 
 /* --- sleeping --------------------------------------------------------------- */

@@ -302,8 +302,12 @@ int sched_retake_blocked(int64_t now);
 /* Send the M with kernel tid `tid` SCHED_SIG with si_code `code` (one of
  * the SCHED_SIG_* requests). TLS-free; true if sent. */
 bool sched_sig_send(int tid, int code);
-/* The handler's part (async-signal-safe, on the signalled M). */
-void sched_sig_retake(void *uc);
+/* The handler's part (async-signal-safe, on the signalled M); true when
+ * it turned the state into a system call. Both of sysmon's requests
+ * (SCHED_SIG_RETAKE, SCHED_SIG_PREEMPT) call it first and then, if it
+ * did not, sched_sig_preempt: standard signals do not queue, so one
+ * request may arrive for both. */
+bool sched_sig_retake(void *uc);
 
 /*
  * Asynchronous preemption (core/preempt.c). sysmon asks the M of a P

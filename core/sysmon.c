@@ -163,8 +163,11 @@ static void *sysmon_main(void *arg)
 			sched_wakep();
 		}
 		/* as Go's sysmon: 20 us rounds until 50 in a row found nothing
-		 * to retake (1 ms), then doubling */
-		if (sched_retake(now) + sched_retake_blocked(now) + sched_preempt_long(now))
+		 * to retake (1 ms), then doubling. Preemption requests do not
+		 * count: with threads computing all the time, sysmon would
+		 * otherwise wake every 20 us and take a CPU's share itself. */
+		sched_preempt_long(now);
+		if (sched_retake(now) + sched_retake_blocked(now))
 			idle = 0;
 		else
 			idle++;

@@ -148,13 +148,12 @@ static void report_overflow(const siginfo_t *info)
 __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *info, void *uc)
 {
 	if (sig == SCHED_SIG) {
-		/* sysmon's requests, never the program's */
-		if (info->si_code == SCHED_SIG_RETAKE) {
-			sched_sig_retake(uc);
-			return;
-		}
-		if (info->si_code == SCHED_SIG_PREEMPT) {
-			sched_sig_preempt(uc);
+		/* sysmon's requests, never the program's: a thread blocked
+		 * in a system call gives its processor up, one running its
+		 * own code is preempted */
+		if (info->si_code == SCHED_SIG_RETAKE || info->si_code == SCHED_SIG_PREEMPT) {
+			if (!sched_sig_retake(uc))
+				sched_sig_preempt(uc);
 			return;
 		}
 		struct sigaction *a = &user_act[SCHED_SIG];
