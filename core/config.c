@@ -5,6 +5,7 @@
 #include "core/os.h"
 #include "core/rt.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,30 @@ int config_parse_maxprocs(const char *s)
 	if (!parse_uint(s, strlen(s), &v) || v < 1 || v > GMP_MAXPROCS_LIMIT)
 		return -1;
 	return (int)v;
+}
+
+/* A signal for dump=: off (0), a name with or without SIG, or a number;
+ * -1 when it is none of those or a signal libgmp must keep. */
+static int parse_signal(const char *s, size_t len)
+{
+	static const struct { const char *name; int sig; } names[] = {
+		{"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT}, {"USR1", SIGUSR1},
+		{"USR2", SIGUSR2}, {"PWR", SIGPWR}, {"TERM", SIGTERM}, {"WINCH", SIGWINCH},
+	};
+	long v;
+	if (len == 3 && memcmp(s, "off", 3) == 0)
+		return 0;
+	if (parse_uint(s, len, &v))
+		return v >= 1 && v < 32 && v != SIGKILL && v != SIGSTOP && v != SIGURG &&
+		       v != SIGSEGV && v != SIGBUS ? (int)v : -1;
+	if (len > 3 && memcmp(s, "SIG", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i].name) == len && memcmp(names[i].name, s, len) == 0)
+			return names[i].sig;
+	return -1;
 }
 
 static void parse_debug(const char *s)
@@ -72,9 +97,28 @@ static void parse_debug(const char *s)
 				else
 					rt_printf(2, "gmp: GMPDEBUG: preempt=\"%.*s\": expected off or "
 						  "milliseconds (1..10000); using 10\n", (int)vlen, eq + 1);
+			} else if (klen == 8 && memcmp(p, "deadlock", 8) == 0) {
+				if (vlen == 6 && memcmp(eq + 1, "report", 6) == 0)
+					rt_cfg.deadlock = DEADLOCK_REPORT;
+				else if (vlen == 5 && memcmp(eq + 1, "fatal", 5) == 0)
+					rt_cfg.deadlock = DEADLOCK_FATAL;
+				else if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
+					rt_cfg.deadlock = DEADLOCK_OFF;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: deadlock=\"%.*s\": expected report, "
+						  "fatal or off; using report\n", (int)vlen, eq + 1);
+			} else if (klen == 4 && memcmp(p, "dump", 4) == 0) {
+				int sig = parse_signal(eq + 1, vlen);
+				if (sig >= 0)
+					rt_cfg.dump_sig = sig;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: dump=\"%.*s\": expected off, a signal "
+						  "name (SIGQUIT, SIGUSR2 ...) or number; using SIGQUIT\n",
+						  (int)vlen, eq + 1);
 			} else {
 				rt_printf(2, "gmp: GMPDEBUG: unknown key \"%.*s\" (known: "
-					  "schedtrace, scheddetail, preempt); ignored\n", (int)klen, p);
+					  "schedtrace, scheddetail, preempt, deadlock, dump); ignored\n",
+					  (int)klen, p);
 			}
 		}
 		if (!end)
@@ -92,6 +136,7 @@ void config_init(void)
 		def = GMP_MAXPROCS_LIMIT;
 	rt_cfg.maxprocs = def;
 	rt_cfg.preempt_ns = 10000000;
+	rt_cfg.dump_sig = SIGQUIT;
 	if (s) {
 		int v = config_parse_maxprocs(s);
 		if (v < 0)

@@ -7,6 +7,12 @@
  *                     scheddetail=1   with schedtrace: every P, M and G
  *                     preempt=MS|off  time slice before a running thread
  *                                     is preempted (1..10000, default 10)
+ *                     deadlock=report|fatal|off  what to do when every
+ *                                     thread is asleep for good (default
+ *                                     report: print once, keep waiting)
+ *                     dump=SIG|off    the signal that prints every thread
+ *                                     when the program has no handler for
+ *                                     it (default SIGQUIT; a name or number)
  *   GMP_STATS=PATH    append run statistics to PATH at exit (gmprun)
  *
  * A malformed value is reported once on stderr, naming the variable and
@@ -25,8 +31,12 @@ struct rt_config {
 	int schedtrace_ms;	/* 0: off */
 	bool scheddetail;
 	int64_t preempt_ns;	/* time slice; 0: no asynchronous preemption */
+	int deadlock;		/* enum cfg_deadlock */
+	int dump_sig;		/* 0: none */
 	const char *stats_path;	/* NULL: no statistics file */
 };
+
+enum cfg_deadlock { DEADLOCK_REPORT = 0, DEADLOCK_FATAL, DEADLOCK_OFF };
 
 extern struct rt_config rt_cfg;
 

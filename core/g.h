@@ -138,6 +138,7 @@ struct g {
 	/* --- waiting -------------------------------------------------------- */
 	uint8_t waitreason;		/* written by the G before parking */
 	void *waitobj;			/* what it waits on, for diagnostics */
+	int64_t waitsince;		/* when it last stopped running (ns) */
 	/*
 	 * Wake-up arbitration for a park that several parties may end (an
 	 * event and a timeout): (seq << 1) | armed. The G arms it before

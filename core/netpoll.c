@@ -597,3 +597,8 @@ struct g *netpoll(int64_t delay, int *n)
 		xadd(&sched.nnetpollg, (uint64_t)*n);
 	return list;
 }
+
+int netpoll_pd_fd(const void *pd)
+{
+	return ((const struct pdesc *)pd)->fd;
+}

@@ -108,5 +108,7 @@ void netpoll_after_fork(void);
 bool netpoll_owns_fd(int fd);
 /* Is there any G waiting on a descriptor? (Worth a poll.) */
 bool netpoll_any_waiters(void);
+/* The descriptor a poll descriptor stands for (for dumps; racy). */
+int netpoll_pd_fd(const void *pd);
 
 #endif

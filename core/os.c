@@ -249,3 +249,24 @@ int os_main_stack(uintptr_t *lo, uintptr_t *hi)
 	*lo = top > lim ? top - lim : 0;
 	return 0;
 }
+
+int os_task_count(void)
+{
+	int fd = (int)arch_syscall3(SYS_openat, AT_FDCWD, "/proc/self/task",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[4096];
+	long r;
+	int n = 0;
+	while ((r = arch_syscall3(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < r;) {
+			const char *name = buf + off + 19;	/* d_name in dirent64 */
+			off += *(unsigned short *)(buf + off + 16);	/* d_reclen */
+			if (name[0] != '.')
+				n++;
+		}
+	}
+	arch_syscall1(SYS_close, fd);
+	return n;
+}

@@ -45,6 +45,8 @@ int os_libc_text_ranges(uintptr_t *lo, uintptr_t *hi, int max);
 /* The initial thread's stack: [*lo, *hi), lo as far as RLIMIT_STACK lets
  * it grow. 0 or -1. Valid TLS. */
 int os_main_stack(uintptr_t *lo, uintptr_t *hi);
+/* How many OS threads the process has (/proc/self/task), or -1. */
+int os_task_count(void);
 /* CPU time (ns) the OS thread tid of this process has used, or -1.
  * TLS-free (one system call). */
 int64_t os_thread_cputime(int tid);

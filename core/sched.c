@@ -601,7 +601,9 @@ top:
 /* The G leaves RUNNING on mp (on g0): account its time, detach it. */
 static void dropg(struct m *mp, struct g *gp)
 {
-	gp->runtime_ns += rt_nanotime() - gp->run_start;
+	int64_t now = rt_nanotime();
+	gp->runtime_ns += now - gp->run_start;
+	gp->waitsince = now;
 	mp->curg = NULL;
 	gp->m = NULL;
 }

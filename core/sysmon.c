@@ -8,6 +8,7 @@
  */
 #include "core/config.h"
 #include "core/debug.h"
+#include "core/dump.h"
 #include "core/netpoll.h"
 #include "core/os.h"
 #include "core/sched.h"
@@ -102,6 +103,37 @@ static void serve_spawns(void)
 	}
 }
 
+/* The deadlock check (core/dump.h): every P idle and nothing that could
+ * ever run again, twice DEAD_CONFIRM_NS apart with no switch between,
+ * and no OS thread in the process but libgmp's (a thread glibc made may
+ * still call in). Returns true to be called again DEAD_CONFIRM_NS later. */
+#define DEAD_CONFIRM_NS 100000000
+static bool dead_reported;
+static int64_t dead_since, dead_sw;
+
+static bool checkdead(int64_t now)
+{
+	if (rt_cfg.deadlock == DEADLOCK_OFF || dead_reported || !all_idle())
+		return false;
+	int64_t sw;
+	if (!dump_all_asleep(&sw) || os_task_count() > sched_os_threads() + 1) {
+		dead_since = 0;
+		return false;
+	}
+	if (!dead_since || sw != dead_sw) {
+		dead_since = now;
+		dead_sw = sw;
+		return true;
+	}
+	if (now - dead_since < DEAD_CONFIRM_NS)
+		return true;
+	dead_reported = true;
+	dump_deadlock(2);
+	if (rt_cfg.deadlock == DEADLOCK_FATAL)
+		arch_syscall1(SYS_exit_group, 2);
+	return false;
+}
+
 static void *sysmon_main(void *arg)
 {
 	/* never the thread the kernel picks for a process signal (glibc's
@@ -176,7 +208,10 @@ static void *sysmon_main(void *arg)
 		else if (delay < 10000000)
 			delay *= 2;
 		int64_t sleep = delay;
-		if (all_idle()) {
+		bool look_again = checkdead(now);
+		if (look_again)
+			sleep = DEAD_CONFIRM_NS;
+		else if (all_idle()) {
 			st_rlx(&sysmon_deep, 1);
 			fence_seq();
 			if (all_idle())

@@ -77,7 +77,7 @@ static inline void set_owner(pthread_mutex_t *m, int id)
 
 /* Wait for the mutex. deadline: CLOCK_MONOTONIC ns, 0 for none. Returns
  * 0 (locked) or ETIMEDOUT. */
-static int lock_slow(pthread_mutex_t *m, int64_t deadline)
+static int lock_slow_wait(pthread_mutex_t *m, int64_t deadline)
 {
 	gmp_reenter();	/* it may park: with a P (GMP_ENTRY_LIGHT) */
 	_Atomic uint32_t *st = mstate(m);
@@ -264,11 +264,23 @@ static void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)
 		wake_one(m);
 }
 
+/* lock_slow_wait, and on success the owner recorded (glibc records it
+ * for every type: thread dumps name it). */
+static int lock_slow(pthread_mutex_t *m, int64_t deadline)
+{
+	int r = lock_slow_wait(m, deadline);
+	if (!r)
+		set_owner(m, sync_self_id());
+	return r;
+}
+
 static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
 {
 	uint32_t z = 0;
-	if (likely(cas(mstate(m), &z, M_LOCKED)))
+	if (likely(cas(mstate(m), &z, M_LOCKED))) {
+		set_owner(m, sync_self_id());
 		return 0;
+	}
 	return lock_slow(m, deadline);
 }
 
@@ -276,6 +288,7 @@ static inline int lock_plain(pthread_mutex_t *m, int64_t deadline)
  * a wake-up), which must not stop running before it parks. */
 static inline void unlock_plain(pthread_mutex_t *m, bool may_yield)
 {
+	set_owner(m, 0);
 	uint32_t old = M_LOCKED;
 	if (unlikely(!cas(mstate(m), &old, 0u)))
 		unlock_slow(m, old, may_yield);
@@ -288,8 +301,10 @@ static int trylock_plain(pthread_mutex_t *m)
 	_Atomic uint32_t *st = mstate(m);
 	uint32_t old = ld_rlx(st);
 	while (!(old & (M_LOCKED | M_STARVING))) {
-		if (cas(st, &old, old | M_LOCKED))
+		if (cas(st, &old, old | M_LOCKED)) {
+			set_owner(m, sync_self_id());
 			return 0;
+		}
 	}
 	return EBUSY;
 }

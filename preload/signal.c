@@ -24,6 +24,9 @@
 #include "core/lock.h"
 #include "core/sched.h"
 #include "core/sigq.h"
+#include "core/config.h"
+#include "core/dump.h"
+#include "preload/sync.h"
 
 #include <errno.h>
 #include <string.h>
@@ -132,6 +135,22 @@ static bool is_fault_sig(int sig)
 	return sig == SIGSEGV || sig == SIGBUS;
 }
 
+/* The dump signal (GMPDEBUG=dump, SIGQUIT by default) keeps the
+ * trampoline too while the program has no handler for it: every thread
+ * is listed, then the default action happens. */
+static bool is_dump_sig(int sig)
+{
+	return sig == rt_cfg.dump_sig;
+}
+
+static void thread_dump(int sig)
+{
+	struct g *gp = getg();
+	rt_printf(2, "gmp: signal %d: every thread\n", sig);
+	dump_threads(2, gp && gp->m && gp->m->curg == gp ? gp : NULL);
+	rt_printf(2, "\n");
+}
+
 static void report_overflow(const siginfo_t *info)
 {
 	uintptr_t lo, hi, addr = (uintptr_t)info->si_addr;
@@ -160,6 +179,12 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		if (!(a->sa_flags & SA_SIGINFO) &&
 		    (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN))
 			return;	/* SIGURG's default action is to ignore it */
+	}
+	if (is_dump_sig(sig) && user_act[sig].sa_handler == SIG_DFL &&
+	    !(user_act[sig].sa_flags & SA_SIGINFO)) {
+		thread_dump(sig);
+		default_action(sig);
+		return;
 	}
 	bool is_m;
 	struct g *gp = sigq_current_g(uc, &is_m);
@@ -228,7 +253,7 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	int r;
 	rt_lock(&act_lock);
 	if (act && (is_handler(act) || sig == SCHED_SIG ||
-		    (is_fault_sig(sig) && act->sa_handler == SIG_DFL))) {
+		    ((is_fault_sig(sig) || is_dump_sig(sig)) && act->sa_handler == SIG_DFL))) {
 		/* SCHED_SIG keeps the trampoline: sysmon's requests come on it */
 		struct sigaction k = *act;
 		if (!is_handler(act))
@@ -268,9 +293,10 @@ static void deliver_after_preempt(struct g *gp)
 void gmp_signal_init(void)
 {
 	sched_preempt_hook = deliver_after_preempt;
+	sync_dump_init();
 	struct sigaction old, k;
 	for (int sig = 1; sig < NSIG; sig++) {
-		if (!is_fault_sig(sig) || real_sigaction(sig, NULL, &old) != 0 ||
+		if (!(is_fault_sig(sig) || is_dump_sig(sig)) || real_sigaction(sig, NULL, &old) != 0 ||
 		    old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
 			continue;
 		rt_lock(&act_lock);

@@ -24,6 +24,10 @@
  * fake tid, or the kernel tid of a thread that is not a G. */
 int sync_self_id(void);
 
+/* Let thread dumps name the holder of a mutex or rwlock a thread waits
+ * for (core/dump.h). */
+void sync_dump_init(void);
+
 /*
  * Convert an absolute timeout on clock clk (CLOCK_REALTIME or
  * CLOCK_MONOTONIC) to a CLOCK_MONOTONIC deadline in ns, never 0 (a time
