@@ -29,6 +29,12 @@ void debug_stats(struct rt_stats *st)
 	st->sysmon_polls = ld_rlx(&sched.nnetpoll_sysmon);
 	st->sysmon_timers = ld_rlx(&sched.nsysmon_timers);
 	st->preemptions = ld_rlx(&sched.npreempt);
+	st->handoffs = ld_rlx(&sched.nhandoff);
+	for (int r = 0; r < WAIT_NREASON; r++) {
+		st->waits[r] = 0;
+		for (int i = 0; i < sched.gomaxprocs; i++)
+			st->waits[r] += sched.allp[i]->nwait[r];
+	}
 	st->gomaxprocs = sched.gomaxprocs;
 }
 

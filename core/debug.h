@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/g.h"
+
 /* One "SCHED ..." line on stderr, Go's format; with detail, one line per
  * P, M and G after it. Called by sysmon (valid TLS, but uses no libc). */
 void debug_schedtrace(bool detail);
@@ -25,6 +27,8 @@ struct rt_stats {
 	uint64_t sysmon_polls;		/* network polls by sysmon that woke Gs */
 	uint64_t sysmon_timers;		/* Ms sysmon woke for overdue timers */
 	uint64_t preemptions;		/* Gs preempted asynchronously */
+	uint64_t handoffs;		/* Ps handed to another M because a G blocked */
+	uint64_t waits[WAIT_NREASON];	/* parks by reason */
 	int gomaxprocs;
 };
 void debug_stats(struct rt_stats *st);

@@ -1,3 +1,4 @@
+
 /*
  * core/g.c — G structures: slab allocation (type-stable, never freed),
  * status transitions, and wake-up arbitration.
@@ -6,6 +7,14 @@
 #include "core/os.h"
 
 #include <sys/mman.h>
+
+const char *const g_waitreason_keys[WAIT_NREASON] = {
+	[WAIT_NONE] = "none",	  [WAIT_SLEEP] = "sleep",   [WAIT_JOIN] = "join",
+	[WAIT_TEST] = "test",	  [WAIT_MUTEX] = "mutex",   [WAIT_COND] = "condvar",
+	[WAIT_RWLOCK] = "rwlock", [WAIT_BARRIER] = "barrier", [WAIT_SEM] = "semaphore",
+	[WAIT_ONCE] = "once",	  [WAIT_FUTEX] = "futex",   [WAIT_NETPOLL] = "io",
+	[WAIT_POLL] = "poll",	  [WAIT_SIGNAL] = "signal",
+};
 
 const char *const g_waitreason_names[WAIT_NREASON] = {
 	[WAIT_NONE] = "",

@@ -71,6 +71,8 @@ enum g_waitreason {
 	WAIT_NREASON
 };
 extern const char *const g_waitreason_names[WAIT_NREASON];
+/* The same as one word each, for statistics keys ("io", "condvar"). */
+extern const char *const g_waitreason_keys[WAIT_NREASON];
 
 enum g_stack_kind {
 	STACK_NONE = 0,

@@ -196,11 +196,13 @@ void m_start(struct p *pp, bool spinning)
 static void handoffp(struct p *pp)
 {
 	if (!runq_empty(pp) || ld_rlx(&sched.runqsize) != 0) {
+		xadd_rlx(&sched.nhandoff, 1);
 		m_start(pp, false);
 		return;
 	}
 	if (ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) == 0 &&
 	    cas_val(&sched.nmspinning, 0, 1)) {
+		xadd_rlx(&sched.nhandoff, 1);
 		m_start(pp, true);
 		return;
 	}
@@ -632,6 +634,7 @@ static void park_m(void *arg)
 			execute(mp, gp, true);
 		}
 	}
+	mp->p->nwait[gp->waitreason]++;
 	g_casstatus(gp, G_RUNNING, G_WAITING);
 	schedule(mp);
 }

@@ -95,6 +95,7 @@ struct p {
 	/* counters, owner only (read racily by schedtrace) */
 	uint64_t nsteal;		/* Gs this P stole */
 	uint64_t nswitch;		/* Gs started */
+	uint64_t nwait[WAIT_NREASON];	/* Gs that parked here, by reason */
 };
 
 struct m {
@@ -195,6 +196,7 @@ struct sched {
 	_Atomic uint64_t nsysmon_timers;	/* Ms sysmon woke for overdue timers */
 	_Atomic uint64_t npreempt;	/* Gs preempted asynchronously */
 	_Atomic uint64_t npreempt_req;	/* preemption requests sysmon sent */
+	_Atomic uint64_t nhandoff;	/* Ps handed to another M (a G blocked) */
 	int64_t start_ns;
 };
 

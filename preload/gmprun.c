@@ -66,35 +66,110 @@ static int parse_procs(const char *s)
 	return (int)v;
 }
 
+/* The statistics line the program's own process wrote (children may add
+ * theirs): its key=value pairs, in order. */
+#define MAX_KEYS 64
 struct stats {
-	unsigned long long created, switches, steals, syscalls, retakes;
-	unsigned long long blocked, npwakes, sysmon_polls, sysmon_timers, preempts;
-	long long peak;
-	int os_threads, procs;
+	int n;
+	char key[MAX_KEYS][32];
+	unsigned long long val[MAX_KEYS];
 };
 
-/* The line the program's own process wrote (children may add theirs). */
 static int read_stats(const char *path, pid_t pid, struct stats *st)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
+	char line[2048];
 	int found = 0;
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof line, f)) {
 		int p;
-		if (sscanf(line, "pid=%d threads_created=%llu peak_threads=%lld peak_os_threads=%d "
-				 "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
-				 "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu "
-				 "preemptions=%llu",
-			   &p, &st->created, &st->peak, &st->os_threads, &st->switches, &st->steals,
-			   &st->procs, &st->syscalls, &st->retakes, &st->blocked, &st->npwakes,
-			   &st->sysmon_polls, &st->sysmon_timers, &st->preempts) == 14 &&
-		    p == pid)
-			found = 1;
+		if (sscanf(line, "pid=%d ", &p) != 1 || p != pid)
+			continue;
+		st->n = 0;
+		for (char *tok = strtok(line, " \n"); tok && st->n < MAX_KEYS; tok = strtok(NULL, " \n")) {
+			char *eq = strchr(tok, '=');
+			if (!eq || eq - tok >= 32 || strncmp(tok, "pid=", 4) == 0)
+				continue;
+			memcpy(st->key[st->n], tok, (size_t)(eq - tok));
+			st->key[st->n][eq - tok] = '\0';
+			st->val[st->n] = strtoull(eq + 1, NULL, 10);
+			st->n++;
+		}
+		found = 1;
 	}
 	fclose(f);
 	return found;
+}
+
+static unsigned long long stat_of(const struct stats *st, const char *key)
+{
+	for (int i = 0; i < st->n; i++)
+		if (strcmp(st->key[i], key) == 0)
+			return st->val[i];
+	return 0;
+}
+
+/* The text report: one labelled line per counter, then the waits by
+ * reason (those that happened). */
+static const struct {
+	const char *key, *label;
+} labels[] = {
+	{"threads_created", "threads created"},
+	{"peak_threads", "peak live threads"},
+	{"peak_os_threads", "peak OS threads"},
+	{"context_switches", "context switches"},
+	{"steals", "steals"},
+	{"gomaxprocs", "processors"},
+	{"syscalls", "blocking syscalls"},
+	{"handoffs", "hand-offs"},
+	{"retakes", "Ps retaken"},
+	{"blocked", "Ms found blocked"},
+	{"preemptions", "preemptions"},
+	{"netpoll_wakeups", "netpoll wake-ups"},
+	{"sysmon_polls", "sysmon net polls"},
+	{"sysmon_timers", "sysmon timer kicks"},
+};
+
+static void print_text(const struct stats *st)
+{
+	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+		char l[32];
+		snprintf(l, sizeof l, "%s:", labels[i].label);
+		fprintf(stderr, "gmprun: %-20s%llu\n", l, stat_of(st, labels[i].key));
+	}
+	fprintf(stderr, "gmprun: %-20s", "waits:");
+	int any = 0;
+	for (int i = 0; i < st->n; i++) {
+		if (strncmp(st->key[i], "wait_", 5) != 0 || !st->val[i])
+			continue;
+		fprintf(stderr, "%s%s %llu", any ? ", " : "", st->key[i] + 5, st->val[i]);
+		any = 1;
+	}
+	fprintf(stderr, "%s\n", any ? "" : "none");
+}
+
+/* One JSON object: the counters in the line's order, the waits as an
+ * object of their own. */
+static void print_json(const struct stats *st)
+{
+	int first = 1;
+	fprintf(stderr, "{");
+	for (int i = 0; i < st->n; i++) {
+		if (strncmp(st->key[i], "wait_", 5) == 0)
+			continue;
+		fprintf(stderr, "%s\"%s\": %llu", first ? "" : ", ", st->key[i], st->val[i]);
+		first = 0;
+	}
+	fprintf(stderr, "%s\"waits\": {", first ? "" : ", ");
+	first = 1;
+	for (int i = 0; i < st->n; i++) {
+		if (strncmp(st->key[i], "wait_", 5) != 0)
+			continue;
+		fprintf(stderr, "%s\"%s\": %llu", first ? "" : ", ", st->key[i] + 5, st->val[i]);
+		first = 0;
+	}
+	fprintf(stderr, "}}\n");
 }
 
 int main(int argc, char **argv)
@@ -187,33 +262,9 @@ int main(int argc, char **argv)
 	if (!ok)
 		fprintf(stderr, "gmprun: no statistics (the program did not end through exit)\n");
 	else if (stats == 2)
-		fprintf(stderr,
-			"{\"threads_created\": %llu, \"peak_threads\": %lld, \"peak_os_threads\": %d, "
-			"\"context_switches\": %llu, \"steals\": %llu, \"gomaxprocs\": %d, "
-			"\"syscalls\": %llu, \"retakes\": %llu, \"blocked\": %llu, "
-			"\"netpoll_wakeups\": %llu, \"sysmon_polls\": %llu, \"sysmon_timers\": %llu, "
-			"\"preemptions\": %llu}\n",
-			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
-			st.syscalls, st.retakes, st.blocked, st.npwakes, st.sysmon_polls,
-			st.sysmon_timers, st.preempts);
+		print_json(&st);
 	else
-		fprintf(stderr,
-			"gmprun: threads created:    %llu\n"
-			"gmprun: peak live threads:  %lld\n"
-			"gmprun: peak OS threads:    %d\n"
-			"gmprun: context switches:   %llu\n"
-			"gmprun: steals:             %llu\n"
-			"gmprun: processors:         %d\n"
-			"gmprun: blocking syscalls:  %llu\n"
-			"gmprun: Ps retaken:         %llu\n"
-			"gmprun: Ms found blocked:   %llu\n"
-			"gmprun: netpoll wake-ups:   %llu\n"
-			"gmprun: sysmon net polls:   %llu\n"
-			"gmprun: sysmon timer kicks: %llu\n"
-			"gmprun: preemptions:        %llu\n",
-			st.created, st.peak, st.os_threads, st.switches, st.steals, st.procs,
-			st.syscalls, st.retakes, st.blocked, st.npwakes, st.sysmon_polls,
-			st.sysmon_timers, st.preempts);
+		print_text(&st);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -276,11 +276,19 @@ Test(compat, gmprun_stats, .timeout = 60)
 	cr_assert(p);
 	long os = atol(p + strlen("gmprun: peak OS threads:"));
 	cr_assert(os >= 1 && os <= 2 + 4, "peak OS threads %ld", os);
+	/* the waits by reason: main joined its threads */
+	cr_assert(strstr(r.err, "gmprun: hand-offs:          "), "%s", r.err);
+	cr_assert(strstr(r.err, "gmprun: preemptions:        "), "%s", r.err);
+	p = strstr(r.err, "gmprun: waits:              ");
+	cr_assert(p && strstr(p, "join "), "%s", r.err);
 	run_free(&r);
 
 	r = gmprun((const char *[]){"--stats=json", prog, "1", "5", NULL}, 50);
 	cr_assert_eq(run_code(&r), 0);
 	cr_assert(strstr(r.err, "{\"threads_created\": 5, "), "%s", r.err);
+	cr_assert(strstr(r.err, "\"handoffs\": "), "%s", r.err);
+	cr_assert(strstr(r.err, "\"waits\": {\"sleep\": "), "%s", r.err);
+	cr_assert(strstr(r.err, "\"mutex\": "), "%s", r.err);
 	run_free(&r);
 }
 
