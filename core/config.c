@@ -151,4 +151,7 @@ void config_init(void)
 	s = getenv("GMP_STATS");
 	if (s && *s)
 		rt_cfg.stats_path = s;
+	s = getenv("GMPTRACE");
+	if (s && *s)
+		rt_cfg.trace_path = s;
 }

@@ -14,6 +14,7 @@
  *                                     when the program has no handler for
  *                                     it (default SIGQUIT; a name or number)
  *   GMP_STATS=PATH    append run statistics to PATH at exit (gmprun)
+ *   GMPTRACE=PATH     record an event trace to PATH (core/trace.h)
  *
  * A malformed value is reported once on stderr, naming the variable and
  * the accepted form, and the default is used.
@@ -34,6 +35,7 @@ struct rt_config {
 	int deadlock;		/* enum cfg_deadlock */
 	int dump_sig;		/* 0: none */
 	const char *stats_path;	/* NULL: no statistics file */
+	const char *trace_path;	/* GMPTRACE: NULL, no event trace */
 };
 
 enum cfg_deadlock { DEADLOCK_REPORT = 0, DEADLOCK_FATAL, DEADLOCK_OFF };

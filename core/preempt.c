@@ -11,6 +11,7 @@
 #include "core/os.h"
 #include "core/sched.h"
 #include "core/sigq.h"
+#include "core/trace.h"
 
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -55,6 +56,7 @@ static void preempt_self(void)
 {
 	struct g *gp = getg();
 	xadd(&sched.npreempt, 1);
+	trace_ev(gp->m, TR_PREEMPT, gp, 0);
 	if (g_status(gp) == G_SYSCALL)
 		/* it ran without a P: take one back, or queue and stop */
 		g_syscall_exit();

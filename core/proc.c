@@ -4,6 +4,7 @@
 #include "core/proc.h"
 #include "core/sched.h"
 #include "core/sigq.h"
+#include "core/trace.h"
 #include "core/stack.h"
 #include "core/tls.h"
 #include "core/os.h"
@@ -147,6 +148,8 @@ void proc_start(struct g *gp, uint32_t from)
 	while (live > peak && !cas(&sched.peaklive, &peak, live))
 		;
 	g_casstatus(gp, from, G_RUNNABLE);
+	struct g *me = getg();
+	trace_ev(me ? me->m : NULL, TR_CREATE, gp, 0);
 	sched_newproc(gp);
 }
 

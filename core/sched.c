@@ -15,6 +15,7 @@
 #include "core/stack.h"
 #include "core/tls.h"
 #include "core/waitq.h"
+#include "core/trace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -437,6 +438,7 @@ top:;
 		int n;
 		struct g *list = netpoll(0, &n);
 		if (list) {
+			trace_ev(mp, TR_NETPOLL, list, n);
 			st_rel(&sched.lastpoll, now);
 			*inherit = false;
 			return inject_but_first(list, n, pp);
@@ -452,8 +454,10 @@ top:;
 		}
 		bool newwork;
 		gp = steal_work(mp, now, inherit, &newwork, &pollUntil);
-		if (gp)
+		if (gp) {
+			trace_ev(mp, TR_STEAL, gp, 1);
 			return gp;
+		}
 		if (newwork)
 			goto top;
 	}
@@ -526,6 +530,7 @@ top:;
 				xadd(&sched.nmspinning, 1);
 			}
 			if (list) {
+				trace_ev(mp, TR_NETPOLL, list, n);
 				*inherit = false;
 				return inject_but_first(list, n, p2);
 			}
@@ -606,6 +611,8 @@ static void dropg(struct m *mp, struct g *gp)
 	int64_t now = rt_nanotime();
 	gp->runtime_ns += now - gp->run_start;
 	gp->waitsince = now;
+	if (unlikely(trace_on))
+		trace_record(mp, TR_RUN, gp, gp->run_start, now);
 	mp->curg = NULL;
 	gp->m = NULL;
 }
@@ -635,6 +642,7 @@ static void park_m(void *arg)
 		}
 	}
 	mp->p->nwait[gp->waitreason]++;
+	trace_ev(mp, TR_PARK, gp, gp->waitreason);
 	g_casstatus(gp, G_RUNNING, G_WAITING);
 	schedule(mp);
 }
@@ -698,6 +706,7 @@ static void put_runnable(struct g *gp, struct p *pp, bool next)
 void g_ready(struct g *gp, struct p *pp, bool next)
 {
 	g_casstatus(gp, G_WAITING, G_RUNNABLE);
+	trace_ev(pp ? pp->m : NULL, TR_READY, gp, 0);
 	put_runnable(gp, pp, next);
 }
 
@@ -781,6 +790,7 @@ void g_syscall_enter(void)
 	if (g_status(gp) == G_SYSCALL)
 		return;		/* nested: the outer call's exit ends it */
 	struct m *mp = gp->m;
+	trace_ev(mp, TR_SYSCALL, gp, 0);
 	enter_syscall(mp, gp, mp->p);
 	sysmon_syscall_entered();
 }
@@ -816,6 +826,7 @@ void g_syscall_exit(void)
 	if (g_status(gp) != G_SYSCALL)
 		return;
 	struct m *mp = gp->m;
+	trace_ev(mp, TR_SYSRET, gp, 0);
 	struct p *pp = mp->oldp;
 	mp->oldp = NULL;
 	if (ld_rlx(&mp->blocked))
@@ -864,6 +875,7 @@ int sched_retake(int64_t now)
 		if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
 			n++;
 			xadd(&sched.nretake, 1);
+			trace_ev(NULL, TR_RETAKE, NULL, pp->id);
 			handoffp(pp);
 		}
 	}
@@ -1014,6 +1026,7 @@ static void goexit0(void *arg)
 
 	g_casstatus(gp, G_RUNNING, G_DEAD);
 	dropg(mp, gp);
+	trace_ev(mp, TR_EXIT, gp, 0);
 	proc_stack_release(pp, gp);
 	struct m *lm = gp->lockedm;
 	if (lm) {

@@ -145,6 +145,7 @@ struct m {
 	/* The kernel signal mask of the M's thread as last set (the running
 	 * G's, without SCHED_SIG); owner only. */
 	uint64_t kmask;
+	struct trace_buf *trace;	/* GMPTRACE events; owner only */
 };
 
 struct sched {

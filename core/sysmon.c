@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/debug.h"
 #include "core/dump.h"
+#include "core/trace.h"
 #include "core/netpoll.h"
 #include "core/os.h"
 #include "core/sched.h"
@@ -183,6 +184,7 @@ static void *sysmon_main(void *arg)
 			struct g *list = netpoll(0, &n);
 			if (list) {
 				xadd(&sched.nnetpoll_sysmon, 1);
+				trace_ev(NULL, TR_NETPOLL, list, n);
 				sched_inject(list, n, NULL);
 			}
 		}

@@ -6,6 +6,7 @@
 #include "core/timer.h"
 #include "core/sched.h"
 #include "core/os.h"
+#include "core/trace.h"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -149,6 +150,7 @@ int64_t timers_run(struct p *pp, struct p *runner, int64_t now)
 		rt_unlock(&ts->lock);
 		/* t may be reused by its owner as soon as pp is cleared: use
 		 * only the copies. */
+		trace_ev(runner ? runner->m : NULL, TR_TIMER, NULL, 0);
 		f(arg, seq, runner);
 		rt_lock(&ts->lock);
 	}

@@ -15,6 +15,7 @@
 #include "core/sched.h"
 #include "core/stack.h"
 #include "core/tls.h"
+#include "core/trace.h"
 
 #include <errno.h>
 #include <sys/prctl.h>
@@ -58,6 +59,8 @@ static void runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
+	if (rt_cfg.trace_path)
+		trace_init(rt_cfg.trace_path);
 }
 
 void gmp_init_slow(void)

@@ -26,6 +26,7 @@
 #include "core/sigq.h"
 #include "core/config.h"
 #include "core/dump.h"
+#include "core/trace.h"
 #include "preload/sync.h"
 
 #include <errno.h>
@@ -41,6 +42,9 @@ static struct rt_mutex act_lock;
 /* A signal whose default action must happen now. */
 static void default_action(int sig)
 {
+	/* the signal may end the process: the trace goes out first */
+	if (sig != SIGCHLD && sig != SIGURG && sig != SIGWINCH && sig != SIGCONT)
+		trace_finish();
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	real_sigaction(sig, &dfl, NULL);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);

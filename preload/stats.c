@@ -5,6 +5,7 @@
 #include "preload/runtime.h"
 #include "core/config.h"
 #include "core/debug.h"
+#include "core/trace.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,7 +31,10 @@ static int proc_threads(void)
 
 __attribute__((destructor)) static void stats_at_exit(void)
 {
-	if (ld_acq(&gmp_state) != 2 || gmp_passthrough || !rt_cfg.stats_path)
+	if (ld_acq(&gmp_state) != 2 || gmp_passthrough)
+		return;
+	trace_finish();
+	if (!rt_cfg.stats_path)
 		return;
 	struct rt_stats st;
 	debug_stats(&st);

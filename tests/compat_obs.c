@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HEADER "gmp: all threads are asleep - deadlock!\n"
 
@@ -142,4 +143,37 @@ Test(obs, sigquit_dumps_every_thread_then_kills, .timeout = 60)
 		}
 		run_free(&r);
 	}
+}
+
+/* GMPTRACE: 8 threads spinning on 2 processors (preempted every 10 ms)
+ * for 1 s write a trace that tests/trace_check.py reads as valid JSON in
+ * Chrome's trace-event format, whose running spans never overlap on any M,
+ * with 8 thread creations and 8 exits, as the program made. */
+Test(obs, event_trace_is_valid_json_with_consistent_spans, .timeout = 60)
+{
+	char trace[] = "/tmp/gmp-trace-XXXXXX", env1[64], path[4096];
+	int fd = mkstemp(trace);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(env1, sizeof env1, "GMPTRACE=%s", trace);
+	snprintf(path, sizeof path, "%s", prog_path("sig_preempt"));
+	const char *argv[] = {path, "fair", NULL};
+	const char *env[] = {env1, "GMPMAXPROCS=2", NULL};
+	struct run r = run_prog(argv, env, 30, true);
+	if (run_code(&r) != 0)
+		run_dump("sig_preempt fair with GMPTRACE", &r);
+	cr_assert_eq(run_code(&r), 0);
+	run_free(&r);
+	char script[4096];
+	snprintf(script, sizeof script, "%s/tests/trace_check.py", TEST_SRCDIR);
+	const char *check[] = {"/usr/bin/python3", script, trace, "8", NULL};
+	struct run c = run_prog(check, NULL, 60, false);
+	unlink(trace);
+	if (run_code(&c) != 0)
+		run_dump("trace_check.py", &c);
+	cr_assert_eq(run_code(&c), 0, "the trace does not check out:\n%s%s", c.out, c.err);
+	const char *on = strstr(c.out, " running spans on ");
+	cr_assert(on && atoi(on + strlen(" running spans on ")) >= 2,
+		  "spans not on both processors' Ms: %s", c.out);
+	run_free(&c);
 }
