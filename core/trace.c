@@ -8,6 +8,7 @@
 #include "core/sched.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -181,15 +182,27 @@ void trace_record(struct m *mp, int type, struct g *gp, int64_t arg, int64_t now
 		rt_unlock(&wlock);
 }
 
+static _Atomic uint32_t written;	/* 1 once the file is complete */
+
 void trace_finish(void)
 {
 	int expect = 0;
-	if (!trace_on || !cas(&finished, &expect, 1))
+	if (!trace_on)
 		return;
+	if (!cas(&finished, &expect, 1)) {
+		/* another thread writes it out (two threads dying of a signal
+		 * at once): the process must not end before it is done */
+		int64_t until = rt_nanotime() + 2000000000;
+		while (!ld_acq(&written) && rt_nanotime() < until)
+			os_futex_wait(&written, 0, 10000000);
+		return;
+	}
 	if (!rt_trylock(&wlock)) {
 		/* a writer was interrupted here (a fatal signal): end the
 		 * file as it is */
 		rt_write_all(fd, "]}\n", 3);
+		st_rel(&written, 1u);
+		os_futex_wake(&written, INT32_MAX);
 		return;
 	}
 	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink)
@@ -199,4 +212,6 @@ void trace_finish(void)
 	rt_write_all(fd, "\n]}\n", 4);
 	arch_syscall1(SYS_close, fd);
 	rt_unlock(&wlock);
+	st_rel(&written, 1u);
+	os_futex_wake(&written, INT32_MAX);
 }

@@ -16,6 +16,7 @@
 #include "core/stack.h"
 #include "core/tls.h"
 #include "core/trace.h"
+#include "core/sigq.h"
 
 #include <errno.h>
 #include <sys/prctl.h>
@@ -59,8 +60,14 @@ static void runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
-	if (rt_cfg.trace_path)
-		trace_init(rt_cfg.trace_path);
+	/* the trace is written out when a signal kills the process, so the
+	 * usual fatal ones go through libgmp's trampoline (their action
+	 * stays the program's) */
+	if (rt_cfg.trace_path && trace_init(rt_cfg.trace_path))
+		gmp_sig_catch(sigq_bit(SIGHUP) | sigq_bit(SIGINT) | sigq_bit(SIGILL) |
+			      sigq_bit(SIGABRT) | sigq_bit(SIGFPE) | sigq_bit(SIGTERM) |
+			      sigq_bit(SIGUSR1) | sigq_bit(SIGUSR2) | sigq_bit(SIGPIPE) |
+			      sigq_bit(SIGALRM));
 }
 
 void gmp_init_slow(void)

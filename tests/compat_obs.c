@@ -148,6 +148,18 @@ Test(obs, sigquit_dumps_every_thread_then_kills, .timeout = 60)
 	}
 }
 
+/* Run tests/trace_check.py on a trace file. */
+static struct run trace_check(const char *trace, const char *creates)
+{
+	char script[4096];
+	snprintf(script, sizeof script, "%s/tests/trace_check.py", TEST_SRCDIR);
+	const char *check[] = {"/usr/bin/python3", script, trace, creates, NULL};
+	struct run c = run_prog(check, NULL, 60, false);
+	if (run_code(&c) != 0)
+		run_dump("trace_check.py", &c);
+	return c;
+}
+
 /* GMPTRACE: 8 threads spinning on 2 processors (preempted every 10 ms)
  * for 1 s write a trace that tests/trace_check.py reads as valid JSON in
  * Chrome's trace-event format, whose running spans never overlap on any M,
@@ -167,13 +179,8 @@ Test(obs, event_trace_is_valid_json_with_consistent_spans, .timeout = 60)
 		run_dump("sig_preempt fair with GMPTRACE", &r);
 	cr_assert_eq(run_code(&r), 0);
 	run_free(&r);
-	char script[4096];
-	snprintf(script, sizeof script, "%s/tests/trace_check.py", TEST_SRCDIR);
-	const char *check[] = {"/usr/bin/python3", script, trace, "8", NULL};
-	struct run c = run_prog(check, NULL, 60, false);
+	struct run c = trace_check(trace, "8");
 	unlink(trace);
-	if (run_code(&c) != 0)
-		run_dump("trace_check.py", &c);
 	cr_assert_eq(run_code(&c), 0, "the trace does not check out:\n%s%s", c.out, c.err);
 	const char *on = strstr(c.out, " running spans on ");
 	cr_assert(on && atoi(on + strlen(" running spans on ")) >= 2,
@@ -201,4 +208,25 @@ Test(obs, dump_on_another_signal, .timeout = 60)
 	cr_assert(strstr(r.err, "gmp: signal 12: every thread\n"), "no dump header: %s", r.err);
 	cr_assert_eq(count_prefix(r.err, "thread "), 11);
 	run_free(&r);
+}
+
+/* A thread calls abort() while others sleep: the process dies of SIGABRT
+ * as under NPTL, and the trace written out on the way is valid. */
+Test(obs, event_trace_survives_abort, .timeout = 60)
+{
+	char trace[] = "/tmp/gmp-trace-XXXXXX", env1[64], path[4096];
+	int fd = mkstemp(trace);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(env1, sizeof env1, "GMPTRACE=%s", trace);
+	snprintf(path, sizeof path, "%s", prog_path("sig_crash"));
+	const char *argv[] = {path, "abort", NULL};
+	const char *env[] = {env1, NULL};
+	struct run r = run_prog(argv, env, 30, true);
+	cr_assert_eq(run_code(&r), -SIGABRT, "code %d, not SIGABRT", run_code(&r));
+	run_free(&r);
+	struct run c = trace_check(trace, "-");
+	unlink(trace);
+	cr_assert_eq(run_code(&c), 0, "the trace does not check out:\n%s%s", c.out, c.err);
+	run_free(&c);
 }
