@@ -103,7 +103,7 @@ if [ $report_only = 0 ]; then
 	if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ]; then
 		ulimit -Hn "$need" 2>/dev/null || echo "sweep.sh: open files limited to $hard" >&2
 	fi
-	: >"$raw"
+	echo "# started $(date -u '+%Y-%m-%d %H:%M UTC'), source $(source_rev)" >"$raw"
 	wprocs=''	# for run_one: no GMPMAXPROCS of the workload's own
 	echo "$plan" | while IFS='|' read -r w sizes args to; do
 		for size in $sizes; do
@@ -124,10 +124,9 @@ elif [ ! -s "$raw" ]; then
 	echo "sweep.sh: no $raw to report from" >&2
 	exit 2
 else
-	reps=$(awk '$3 > m {m = $3} END {print m + 0}' "$raw")
+	reps=$(awk '!/^#/ && $3 + 0 > m {m = $3 + 0} END {print m}' "$raw")
 fi
 
-rev=$(source_rev)
 rounds=$(awk '$1 ~ /^sleepers@/ {for (i = 5; i <= NF; i++) if ($i ~ /^rounds=/) {print substr($i, 8); exit}}' "$raw")
 echo_secs=$(awk '$1 ~ /^echo@/ {for (i = 5; i <= NF; i++) if ($i ~ /^seconds=/) {print substr($i, 9) + 0; exit}}' "$raw")
 gp=$(awk '$2 == "libgmp" {for (i = 5; i <= NF; i++) if ($i ~ /^gomaxprocs=/) {print substr($i, 12); exit}}' "$raw")
@@ -140,8 +139,9 @@ gp=$(awk '$2 == "libgmp" {for (i = 5; i <= NF; i++) if ($i ~ /^gomaxprocs=/) {pr
 # the threads (sleepers); requests per second, p50 and p99 latency in µs
 # (echo). runs: succeeded/made. A point with no run that succeeded is
 # "failed", with the figures its last run had (NaN where it had none).
-awk -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v rev="$rev" -v rounds="${rounds:-?}" \
+awk -v rounds="${rounds:-?}" \
 	-v echo_secs="${echo_secs:-?}" "$awk_median"'
+BEGIN { CONVFMT = "%.10g" }
 function median(k, c,    n, i, a) {
 	n = nv[k, c]
 	if (n == 0) return "NaN"
@@ -163,6 +163,9 @@ function reason(rc,    i, s) {
 	if (rc + 0 == 124) return s
 	return "exit status " rc (rc + 0 > 128 ? " (signal " rc - 128 ")" : "") (s != "" ? ": " s : "")
 }
+# the first line says when the sweep started, and the source
+NR == 1 && /^# / { sub(/^# /, ""); when = $0; next }
+/^#/ { next }
 {
 	split($1, pw, "@"); w = pw[1]; sz = pw[2]; m = $2; rc = substr($4, 4)
 	if (!(w in nsz)) { ws[++nw] = w; nsz[w] = 0 }
@@ -172,7 +175,7 @@ function reason(rc,    i, s) {
 	split("", f)
 	for (i = 5; i <= NF; i++) if ((e = index($i, "=")) > 1) f[substr($i, 1, e - 1)] = substr($i, e + 1)
 	if (w == "sleepers") {
-		x[1] = num(f["seconds"]) + 0 > 0 ? f["n"] * f["rounds"] / f["seconds"] : ""
+		x[1] = num(f["seconds"]) + 0 > 0 ? sprintf("%.0f", f["n"] * f["rounds"] / f["seconds"]) : ""
 		x[2] = num(f["x_ideal"]); x[3] = num(f["create_seconds"])
 		x[4] = num(f["peak_os_threads"]); x[5] = num(f["rss_kib"])
 	} else {
@@ -189,7 +192,7 @@ function reason(rc,    i, s) {
 }
 END {
 	print "# gmpsched: NPTL and libgmp against the number of threads (bench/sweep.sh)"
-	print "# " date ", source " rev
+	print "# " when
 	print "# One line per point and library: the median over the runs that succeeded"
 	print "# (runs: succeeded/made). A failed point (no run succeeded) has the figures"
 	print "# of its last run, NaN where it had none, and says why in the last column."
@@ -253,15 +256,18 @@ EOF
 			}
 			return r l
 		}
-		# the failed points of workload w as labels, in the panel of column c
-		# (below the point, to its left in the right half, else to its right)
-		function marks(w, c,    i, y, right) {
+		# the failed points of workload w as labels, in the panel of column c:
+		# at the figure the point had, with the text below it, or near the
+		# bottom, with the text ending there; the text to the left of a
+		# point in the right half, else to its right
+		function marks(w, c,    i, y, dy, right) {
 			for (i = 1; i <= nf; i++) if (fw[i] == w) {
-				y = fv[i, c] != "NaN" ? "first " fv[i, c] : "graph 0.2"
+				y = fv[i, c] != "NaN" ? "first " fv[i, c] : "graph 0.1"
+				dy = fv[i, c] != "NaN" ? -3 : 2.2
 				right = log(fs[i]) * 2 > log(lo[w]) + log(hi[w])
-				printf "set label %d %s at first %s, %s %s point pt 2 ps 2 lw 2 lc rgb \"black\" front\n",
+				printf "set label %d %s at first %s, %s %s offset %s,%s point pt 2 ps 2 lw 2 lc rgb \"black\" front\n",
 					i, q(fl[i] " failed at " fs[i] ":\\n" wrap(fwhy[i])), fs[i], y,
-					right ? "right offset -0.5,-1.5" : "left offset 0.5,-1.5"
+					right ? "right" : "left", right ? -1 : 1, dy
 			}
 		}
 		function panel(w, ix, c, ylab, lin) {
