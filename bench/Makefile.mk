@@ -3,9 +3,11 @@
 # The workloads are ordinary pthread programs (nothing in them knows about
 # libgmp). `make bench` builds them and runs bench/run.sh, which times each
 # one under NPTL and under libgmp in the same invocation and writes
-# bench/results.md; it is not part of `make check`. `make check` runs only
-# bench/smoke.sh: every workload once under libgmp with tiny sizes, checking
-# that it completes and prints its RESULT line (no timing is judged there).
+# bench/results.md, then bench/sweep.sh (sleepers and echo at five sizes
+# each, with gnuplot charts); neither is part of `make check`. `make check`
+# runs only bench/smoke.sh: every workload once under libgmp with tiny
+# sizes, checking that it completes and prints its RESULT line (no timing
+# is judged there).
 #
 # echo_load is the load generator for echo_server: both runners start it
 # plainly (never under libgmp), so that only the server differs.
@@ -31,12 +33,16 @@ bench_echo_load_LDADD = -lpthread
 bench_file_compute_LDADD = -lpthread
 bench_syscall_latency_LDADD = -lpthread
 bench_cpu_fairness_LDADD = -lpthread
-EXTRA_DIST += bench/bench.h bench/run.sh bench/smoke.sh bench/README.md bench/results.md
+EXTRA_DIST += bench/bench.h bench/lib.sh bench/run.sh bench/sweep.sh bench/smoke.sh bench/README.md \
+	bench/results.md bench/sweep.dat bench/sweep-sleepers.svg bench/sweep-echo.svg
 
 TESTS += bench/smoke.sh
 
-# BENCH_ARGS is passed to the runner, e.g. make bench BENCH_ARGS="-r 3 --quick"
+# BENCH_ARGS is passed to the runner, e.g. make bench BENCH_ARGS="-r 3 --quick";
+# the runner then sweeps sleepers and echo over thread counts (bench/sweep.sh:
+# bench/sweep.dat, bench/sweep-*.svg and a section of results.md), unless
+# BENCH_ARGS has --no-sweep.
 bench: all $(BENCH_PROGS)
 	BUILDDIR=$(abs_top_builddir) $(top_srcdir)/bench/run.sh \
-		-o $(abs_top_srcdir)/bench/results.md $(BENCH_ARGS)
+		-o $(abs_top_srcdir)/bench/results.md --sweep $(BENCH_ARGS)
 .PHONY: bench

@@ -7,7 +7,7 @@
 # every run's raw RESULT line, to bench/results.md.
 #
 #   bench/run.sh [-r REPS] [-o FILE] [-p PROCS] [--quick] [--no-maxthreads]
-#                [--maxthreads-n N] [--only WORKLOAD,...]
+#                [--maxthreads-n N] [--only WORKLOAD,...] [--sweep | --no-sweep]
 #
 #   -r REPS          repetitions per library and workload (default 5)
 #   -o FILE          where the report goes (default: results.md next to
@@ -24,6 +24,11 @@
 #                    covers about 12 KiB per thread
 #   --only LIST      only these workloads (comma-separated; "echo" names
 #                    both echo_100 and echo_2000)
+#   --sweep          then run bench/sweep.sh with the same -o, -p and
+#                    --quick: sleepers and echo against the thread count,
+#                    its section in the report, its data and charts next to
+#                    it (`make bench` asks for it)
+#   --no-sweep       not that (the default; the last of the two counts)
 #
 # The echo workloads (echo_100, echo_2000: 100 and 2,000 connections) start
 # bench/echo_server in the background, plainly or through gmprun, read the
@@ -47,6 +52,7 @@ quick=0
 maxthreads=1
 max_n=1000000
 only=
+sweep=0
 
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
@@ -58,6 +64,8 @@ while [ $# -gt 0 ]; do
 	--no-maxthreads) maxthreads=0 ;;
 	--maxthreads-n) max_n=$2; shift ;;
 	--only) only=$2; shift ;;
+	--sweep) sweep=1 ;;
+	--no-sweep) sweep=0 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -123,114 +131,13 @@ maxthreads|$max_n 5000|1200|1|$max_n 500"
 fi
 
 raw=$(dirname "$out")/results-raw.txt
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmp-bench.XXXXXX")
-# an echo server still running when this script exits is ended too (and
-# ends itself in any case, 30 s after echo_load's timeout)
-trap 'test -s "$tmp/server.pid" && kill "$(cat "$tmp/server.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
+# make_tmp, run_one, run_echo, source_rev, awk_median
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+make_tmp gmp-bench
 : >"$raw"
 
 mem_avail_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
-
-# run_one WORKLOAD MODE REP TIMEOUT ARGS...: one run, one line in $raw:
-#   WORKLOAD MODE REP rc=N RESULT-fields [rt_os_threads=N gomaxprocs=N
-#   [rt_syscalls=N rt_retakes=N]] [GMPMAXPROCS=N]
-# The rt_ fields and gomaxprocs are what gmprun --stats=json counted (the
-# blocking system calls and the Ps retaken from them where it says so);
-# the last field says the workload set its own GMPMAXPROCS ($wprocs).
-run_one() {
-	local w=$1 mode=$2 rep=$3 to=$4 rc line extra= json
-	shift 4
-	: >"$tmp/note"
-	case $w in
-	echo_*) run_echo "$@"; rc=$? ;;
-	*)
-		if [ "$mode" = nptl ]; then
-			timeout "$to" "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
-		else
-			# shellcheck disable=SC2086
-			timeout "$to" env ${wprocs:+GMPMAXPROCS=$wprocs} \
-				"$gmprun" --stats=json -- "$top/bench/$w" "$@" >"$tmp/out" 2>"$tmp/err"
-		fi
-		rc=$?
-		;;
-	esac
-	line=$(grep -m1 '^RESULT ' "$tmp/out" | sed 's/^RESULT //')
-	if [ "$mode" = libgmp ]; then
-		json=$(grep '^{' "$tmp/err" | tail -1)
-		extra=$(echo "$json" | sed -n 's/.*"peak_os_threads": \([0-9]*\),.*"gomaxprocs": \([0-9]*\)[,}].*/rt_os_threads=\1 gomaxprocs=\2/p')
-		[ -n "$extra" ] && extra="$extra$(echo "$json" |
-			sed -n 's/.*"syscalls": \([0-9]*\), "retakes": \([0-9]*\).*/ rt_syscalls=\1 rt_retakes=\2/p')"
-		[ -n "$wprocs" ] && extra="$extra GMPMAXPROCS=$wprocs"
-	fi
-	[ $rc -eq 124 ] && line="TIMEOUT after ${to}s $line"
-	[ -z "$line" ] && line="NORESULT $(grep -v '^{' "$tmp/err" | head -3 | tr '\n' ' ')"
-	[ -s "$tmp/note" ] && line="$(cat "$tmp/note") $line"
-	echo "$w $mode $rep rc=$rc $line $extra" | tee -a "$raw" >&2
-}
-
-# The state of process $1 ("R", "S", "Z", ...), empty once it is gone.
-proc_state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
-
-# run_echo CONNS [SECONDS [WARMUP]], from run_one (w, mode, to set there):
-# the server in the background, echo_load against it, the server ended.
-# echo_load's output goes where run_one reads it; a server that did not
-# start or ended by itself is said in $tmp/note, which fails the run.
-run_echo() {
-	local spid pid port pp i st
-	: >"$tmp/srv.out"
-	: >"$tmp/out"
-	: >"$tmp/err"
-	# the server's own bound: it ends itself 30 s after echo_load's timeout
-	if [ "$mode" = nptl ]; then
-		"$top/bench/echo_server" $((to + 30)) >"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
-	else
-		# shellcheck disable=SC2086
-		env ${wprocs:+GMPMAXPROCS=$wprocs} "$gmprun" -- "$top/bench/echo_server" $((to + 30)) \
-			>"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
-	fi
-	spid=$!
-	echo "$spid" >"$tmp/server.pid"
-	# "port N pid P" within 10 s; P is $spid (gmprun execs the program) or,
-	# should a wrapper fork, its child: nothing else is ended below
-	port= pid=
-	for i in $(seq 100); do
-		pp=$(awk 'NR == 1 && NF == 4 && $1 == "port" && $3 == "pid" {print $2, $4}' "$tmp/srv.out")
-		if [ -n "$pp" ]; then
-			port=${pp% *} pid=${pp#* }
-			break
-		fi
-		st=$(proc_state "$spid")
-		[ -z "$st" ] || [ "$st" = Z ] && break
-		sleep 0.1
-	done
-	if [ -n "$pid" ] && [ "$pid" != "$spid" ] &&
-		[ "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" != "$spid" ]; then
-		pid=
-	fi
-	if [ -z "$pid" ]; then
-		echo "SERVER-DID-NOT-START($(head -3 "$tmp/srv.err" | tr '\n' ' '))" >"$tmp/note"
-		pid=$spid
-		rc=99
-	else
-		timeout "$to" "$top/bench/echo_load" "$port" "$pid" "$@" >"$tmp/out" 2>"$tmp/err"
-		rc=$?
-	fi
-	st=$(proc_state "$pid")
-	if [ -z "$st" ] || [ "$st" = Z ]; then
-		[ -s "$tmp/note" ] || echo "SERVER-ENDED-EARLY($(head -3 "$tmp/srv.err" | tr '\n' ' '))" >"$tmp/note"
-	else
-		kill -TERM "$pid" 2>/dev/null
-		for i in $(seq 50); do
-			st=$(proc_state "$pid")
-			[ -z "$st" ] || [ "$st" = Z ] && break
-			sleep 0.1
-		done
-		[ -n "$st" ] && [ "$st" != Z ] && kill -KILL "$pid" 2>/dev/null
-	fi
-	wait "$spid" 2>/dev/null
-	: >"$tmp/server.pid"
-	return $rc
-}
 
 # maxthreads re-checks its flag every 5 s under libgmp (a million threads
 # waking every 500 ms would be most of what the machine does), but NPTL stops
@@ -263,20 +170,18 @@ done
 glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null || ldd --version | head -1)
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 memtotal=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
-rev=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$here" diff --quiet HEAD 2>/dev/null || rev="$rev (with uncommitted changes)"
+rev=$(source_rev)
 
 awk -v reps="$reps" -v procs_env="${GMPMAXPROCS:-}" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v kernel="$(uname -srm)" -v glibc="$glibc" -v cpu="$cpu" \
 	-v mem="$memtotal" -v pidmax="$(cat /proc/sys/kernel/pid_max)" \
 	-v maxmap="$(cat /proc/sys/vm/max_map_count)" -v stack="$(ulimit -s)" \
-	-v cmd="$cmdline" -v rev="$rev" '
-function median(w, m, k,    n, i, j, t, a) {
+	-v cmd="$cmdline" -v rev="$rev" "$awk_median"'
+function median(w, m, k,    n, i, a) {
 	n = cnt[w, m, k]
 	if (n == 0) return ""
 	for (i = 1; i <= n; i++) a[i] = val[w, m, k, i]
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	return sorted_median(a, n)
 }
 function has(w, m, k) { return cnt[w, m, k] > 0 }
 function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
@@ -618,3 +523,8 @@ sed -n '/^| workload/,/^$/p' "$tmp/report"
 sed -n '/^## Targets/,/^## Raw/p' "$tmp/report" | sed '$d'
 cp "$tmp/report" "$out"
 echo "wrote $out (raw lines in $raw)"
+[ $sweep = 1 ] || exit 0
+sweep_args=(-o "$out")
+[ -n "$procs" ] && sweep_args+=(-p "$procs")
+[ $quick = 1 ] && sweep_args+=(--quick)
+"$here/sweep.sh" "${sweep_args[@]}"

@@ -35,6 +35,7 @@ run() {
 run create_join "" 200
 run burst "" 500 2
 run sleepers "" 200
+run sleepers gate=1 200 5 gate
 run concurrent create_error=none 2000 100
 run maxthreads create_error=none 2000 100
 
