@@ -8,12 +8,6 @@
 
 #include <errno.h>
 
-int sync_self_id(void)
-{
-	struct g *gp = getg();
-	return gp ? g_tid(gp) : os_gettid();
-}
-
 int sync_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline)
 {
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)

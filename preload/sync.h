@@ -12,6 +12,7 @@
 #define GMP_PRELOAD_SYNC_H
 
 #include "preload/runtime.h"
+#include "core/os.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -21,8 +22,13 @@
 #define SYNC_FUTEX_PRIVATE 128
 
 /* The caller's id as the owner of libgmp's mutexes and rwlocks: a G's
- * fake tid, or the kernel tid of a thread that is not a G. */
-int sync_self_id(void);
+ * fake tid, or the kernel tid of a thread that is not a G. Inline: every
+ * mutex lock records it. */
+static inline int sync_self_id(void)
+{
+	struct g *gp = getg();
+	return likely(gp != NULL) ? g_tid(gp) : os_gettid();
+}
 
 /* Let thread dumps name the holder of a mutex or rwlock a thread waits
  * for (core/dump.h). */
