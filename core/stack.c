@@ -125,16 +125,19 @@ static int arena_slot(struct gstack *s)
 	}
 	if (next == cur_slots) {
 		/* a new arena; when address space is short, a smaller one */
-		char *a = NULL;
-		uint32_t n;
-		for (n = ARENA_SLOTS; n >= 1 && !a; n /= 2)
+		char *a;
+		uint32_t n = ARENA_SLOTS;
+		for (;;) {
 			a = rt_mmap(slot_bytes() * n, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK);
+			if (a || n == 1)
+				break;
+			n /= 2;
+		}
 		if (!a) {
 			rt_unlock(&lock);
 			return EAGAIN;
 		}
-		n *= 2;		/* undo the loop's last halving */
 		arch_syscall3(SYS_madvise, a, slot_bytes() * n, MADV_NOHUGEPAGE);
 		cur = a;
 		cur_slots = n;
