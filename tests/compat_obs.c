@@ -118,34 +118,40 @@ Test(obs, main_in_epoll_wait_is_not_a_deadlock, .timeout = 30)
 	not_reported("epoll");
 }
 
+/* obs_deadlock dump <n> with `debug` in GMPDEBUG, under libgmp or NPTL:
+ * once it is ready, send it sig; it must die of sig. Returns its run. */
+static struct run dump_by_signal(const char *n, const char *debug, int sig, bool preload)
+{
+	char path[4096], env1[64];
+	snprintf(path, sizeof path, "%s", prog_path("obs_deadlock"));
+	snprintf(env1, sizeof env1, "GMPDEBUG=%s", debug);
+	const char *argv[] = {path, "dump", n, NULL};
+	const char *env[] = {env1, NULL};
+	struct bg b;
+	bg_start(&b, argv, env, preload);
+	cr_assert(bg_pump(&b, "ready\n", harness_now() + 30), "the program did not get ready");
+	kill(b.pid, sig);
+	struct run r = bg_finish(&b, harness_now() + 30);
+	const char *how = preload ? "under libgmp" : "under NPTL";
+	if (run_code(&r) != -sig)
+		run_dump(how, &r);
+	cr_assert_eq(run_code(&r), -sig, "%s: code %d, not signal %d", how, run_code(&r), sig);
+	return r;
+}
+
 /* SIGQUIT to a program with 1,000 threads waiting and no handler of its
  * own: every thread is listed (1,001 with main) with its backtrace, then
  * the process dies of SIGQUIT, as it does under NPTL. */
 Test(obs, sigquit_dumps_every_thread_then_kills, .timeout = 60)
 {
-	for (int lib = 0; lib < 2; lib++) {
-		char path[4096];
-		snprintf(path, sizeof path, "%s", prog_path("obs_deadlock"));
-		const char *argv[] = {path, "dump", "1000", NULL};
-		const char *env[] = {"GMPDEBUG=deadlock=off", NULL};
-		struct bg b;
-		bg_start(&b, argv, env, lib == 1);
-		bool ready = bg_pump(&b, "ready\n", harness_now() + 30);
-		cr_assert(ready, "the program did not get ready");
-		kill(b.pid, SIGQUIT);
-		struct run r = bg_finish(&b, harness_now() + 30);
-		const char *how = lib ? "under libgmp" : "under NPTL";
-		if (run_code(&r) != -SIGQUIT)
-			run_dump(how, &r);
-		cr_assert_eq(run_code(&r), -SIGQUIT, "%s: code %d, not SIGQUIT", how, run_code(&r));
-		if (lib) {
-			cr_assert(strstr(r.err, "gmp: signal 3: every thread\n"), "no dump header");
-			cr_assert_eq(count_prefix(r.err, "thread "), 1001, "threads listed: %d",
-				     count_prefix(r.err, "thread "));
-			cr_assert_geq(count(r.err, " in wait_forever+"), 1000);
-		}
-		run_free(&r);
-	}
+	struct run r = dump_by_signal("1000", "deadlock=off", SIGQUIT, false);
+	run_free(&r);
+	r = dump_by_signal("1000", "deadlock=off", SIGQUIT, true);
+	cr_assert(strstr(r.err, "gmp: signal 3: every thread\n"), "no dump header");
+	cr_assert_eq(count_prefix(r.err, "thread "), 1001, "threads listed: %d",
+		     count_prefix(r.err, "thread "));
+	cr_assert_geq(count(r.err, " in wait_forever+"), 1000);
+	run_free(&r);
 }
 
 /* Run tests/trace_check.py on a trace file. */
@@ -160,28 +166,39 @@ static struct run trace_check(const char *trace, const char *creates)
 	return c;
 }
 
-/* GMPTRACE: 8 threads spinning on 2 processors (preempted every 10 ms)
- * for 1 s write a trace that tests/trace_check.py reads as valid JSON in
- * Chrome's trace-event format, whose running spans never overlap on any M,
- * with 8 thread creations and 8 exits, as the program made. */
-Test(obs, event_trace_is_valid_json_with_consistent_spans, .timeout = 60)
+/* Run tests/progs/<prog> <arg> with GMPTRACE set (and `extra` in the
+ * environment, may be NULL) under libgmp; it must end with `code` (see
+ * run_code); then check the trace with `creates` (trace_check.py's
+ * argument). Returns the check's run, which passed. */
+static struct run traced(const char *prog, const char *arg, const char *extra, int code,
+			 const char *creates)
 {
 	char trace[] = "/tmp/gmp-trace-XXXXXX", env1[64], path[4096];
 	int fd = mkstemp(trace);
 	cr_assert(fd >= 0);
 	close(fd);
 	snprintf(env1, sizeof env1, "GMPTRACE=%s", trace);
-	snprintf(path, sizeof path, "%s", prog_path("sig_preempt"));
-	const char *argv[] = {path, "fair", NULL};
-	const char *env[] = {env1, "GMPMAXPROCS=2", NULL};
+	snprintf(path, sizeof path, "%s", prog_path(prog));
+	const char *argv[] = {path, arg, NULL};
+	const char *env[] = {env1, extra, NULL};
 	struct run r = run_prog(argv, env, 30, true);
-	if (run_code(&r) != 0)
-		run_dump("sig_preempt fair with GMPTRACE", &r);
-	cr_assert_eq(run_code(&r), 0);
+	if (run_code(&r) != code)
+		run_dump(prog, &r);
+	cr_assert_eq(run_code(&r), code, "%s %s with GMPTRACE: code %d", prog, arg, run_code(&r));
 	run_free(&r);
-	struct run c = trace_check(trace, "8");
+	struct run c = trace_check(trace, creates);
 	unlink(trace);
 	cr_assert_eq(run_code(&c), 0, "the trace does not check out:\n%s%s", c.out, c.err);
+	return c;
+}
+
+/* GMPTRACE: 8 threads spinning on 2 processors (preempted every 10 ms)
+ * for 1 s write a trace that tests/trace_check.py reads as valid JSON in
+ * Chrome's trace-event format, whose running spans never overlap on any M,
+ * with 8 thread creations and 8 exits, as the program made. */
+Test(obs, event_trace_is_valid_json_with_consistent_spans, .timeout = 60)
+{
+	struct run c = traced("sig_preempt", "fair", "GMPMAXPROCS=2", 0, "8");
 	const char *on = strstr(c.out, " running spans on ");
 	cr_assert(on && atoi(on + strlen(" running spans on ")) >= 2,
 		  "spans not on both processors' Ms: %s", c.out);
@@ -193,18 +210,7 @@ Test(obs, event_trace_is_valid_json_with_consistent_spans, .timeout = 60)
  * default action does. */
 Test(obs, dump_on_another_signal, .timeout = 60)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s", prog_path("obs_deadlock"));
-	const char *argv[] = {path, "dump", "10", NULL};
-	const char *env[] = {"GMPDEBUG=deadlock=off,dump=SIGUSR2", NULL};
-	struct bg b;
-	bg_start(&b, argv, env, true);
-	cr_assert(bg_pump(&b, "ready\n", harness_now() + 30), "the program did not get ready");
-	kill(b.pid, SIGUSR2);
-	struct run r = bg_finish(&b, harness_now() + 30);
-	if (run_code(&r) != -SIGUSR2)
-		run_dump("dump=SIGUSR2", &r);
-	cr_assert_eq(run_code(&r), -SIGUSR2, "code %d, not SIGUSR2", run_code(&r));
+	struct run r = dump_by_signal("10", "deadlock=off,dump=SIGUSR2", SIGUSR2, true);
 	cr_assert(strstr(r.err, "gmp: signal 12: every thread\n"), "no dump header: %s", r.err);
 	cr_assert_eq(count_prefix(r.err, "thread "), 11);
 	run_free(&r);
@@ -214,19 +220,6 @@ Test(obs, dump_on_another_signal, .timeout = 60)
  * as under NPTL, and the trace written out on the way is valid. */
 Test(obs, event_trace_survives_abort, .timeout = 60)
 {
-	char trace[] = "/tmp/gmp-trace-XXXXXX", env1[64], path[4096];
-	int fd = mkstemp(trace);
-	cr_assert(fd >= 0);
-	close(fd);
-	snprintf(env1, sizeof env1, "GMPTRACE=%s", trace);
-	snprintf(path, sizeof path, "%s", prog_path("sig_crash"));
-	const char *argv[] = {path, "abort", NULL};
-	const char *env[] = {env1, NULL};
-	struct run r = run_prog(argv, env, 30, true);
-	cr_assert_eq(run_code(&r), -SIGABRT, "code %d, not SIGABRT", run_code(&r));
-	run_free(&r);
-	struct run c = trace_check(trace, "-");
-	unlink(trace);
-	cr_assert_eq(run_code(&c), 0, "the trace does not check out:\n%s%s", c.out, c.err);
+	struct run c = traced("sig_crash", "abort", NULL, -SIGABRT, "-");
 	run_free(&c);
 }
