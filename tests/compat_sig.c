@@ -80,31 +80,48 @@ static bool ends_with_pass(const char *out, const char *sub)
 }
 
 /*
- * prog sub passes under NPTL (exit 0, its last line "PASS <sub>"), and
- * under libgmp with each processor count in procs (ended by -2) prints
- * the same and exits 0.
+ * prog sub ends with `code` (see run_code) under NPTL, and, when pass, its
+ * last line is "PASS <sub>"; under libgmp, with each processor count in
+ * procs (ended by -2), it prints the same and ends the same way, and its
+ * stderr holds err_has and lacks err_lacks (either may be NULL).
  */
-static void same_as_nptl(const char *prog, const char *sub, const int *procs)
+static void compare(const char *prog, const char *sub, const int *procs, int code, bool pass,
+		    const char *err_has, const char *err_lacks)
 {
 	struct run nptl = run_sig(prog, sub, -1, NULL);
-	bool ok = run_code(&nptl) == 0 && ends_with_pass(nptl.out, sub);
+	bool ok = run_code(&nptl) == code && (!pass || ends_with_pass(nptl.out, sub));
 	if (!ok)
 		run_dump("under NPTL", &nptl);
-	cr_assert(ok, "%s %s does not pass under NPTL (code %d)", prog, sub, run_code(&nptl));
+	cr_assert(ok, "%s %s under NPTL: code %d, wanted %d%s", prog, sub, run_code(&nptl), code,
+		  pass ? " and a PASS line" : "");
 	for (int k = 0; procs[k] != -2; k++) {
 		struct run gmp = run_sig(prog, sub, procs[k], NULL);
 		const char *how = procs_name(procs[k]);
 		bool same = strcmp(nptl.out, gmp.out) == 0;
-		if (!same || run_code(&gmp) != 0) {
+		if (!same || run_code(&gmp) != code) {
 			run_dump(how, &gmp);
 			run_show_difference(nptl.out, gmp.out);
 		}
-		cr_assert_eq(run_code(&gmp), 0, "%s %s %s: exit code %d%s", prog, sub, how,
+		cr_assert_eq(run_code(&gmp), code, "%s %s %s: exit code %d%s", prog, sub, how,
 			     run_code(&gmp), gmp.timed_out ? " (timed out)" : "");
 		cr_assert(same, "%s %s: output %s differs from NPTL's", prog, sub, how);
+		if (err_has)
+			cr_assert(strstr(gmp.err, err_has), "%s %s %s: stderr lacks \"%s\": %s", prog,
+				  sub, how, err_has, gmp.err);
+		if (err_lacks)
+			cr_assert(!strstr(gmp.err, err_lacks), "%s %s %s: stderr: %s", prog, sub, how,
+				  gmp.err);
 		run_free(&gmp);
 	}
 	run_free(&nptl);
+}
+
+/* prog sub passes under NPTL (exit 0, its last line "PASS <sub>"), and
+ * under libgmp with each processor count in procs prints the same and
+ * exits 0. */
+static void same_as_nptl(const char *prog, const char *sub, const int *procs)
+{
+	compare(prog, sub, procs, 0, true, NULL, NULL);
 }
 
 #define PROCS(...) ((const int[]){__VA_ARGS__, -2})
@@ -251,29 +268,7 @@ Test(sig, credentials_reach_every_os_thread, .timeout = TEST_TIMEOUT)
  * `note` (NULL: must not hold "overflowed"). */
 static void dies_of(const char *what, int sig, const char *note)
 {
-	struct run nptl = run_sig("sig_crash", what, -1, NULL);
-	if (run_code(&nptl) != -sig)
-		run_dump("under NPTL", &nptl);
-	cr_assert_eq(run_code(&nptl), -sig, "%s under NPTL: code %d, not signal %d", what,
-		     run_code(&nptl), sig);
-	for (int k = 0; k < 2; k++) {
-		int procs = k ? 1 : 0;
-		struct run gmp = run_sig("sig_crash", what, procs, NULL);
-		const char *how = procs_name(procs);
-		if (run_code(&gmp) != -sig)
-			run_dump(how, &gmp);
-		cr_assert_eq(run_code(&gmp), -sig, "%s %s: code %d, not signal %d", what, how,
-			     run_code(&gmp), sig);
-		cr_assert_str_eq(gmp.out, nptl.out, "%s %s: output differs", what, how);
-		if (note)
-			cr_assert(strstr(gmp.err, note), "%s %s: stderr lacks \"%s\": %s", what, how,
-				  note, gmp.err);
-		else
-			cr_assert(!strstr(gmp.err, "overflowed"), "%s %s: stderr: %s", what, how,
-				  gmp.err);
-		run_free(&gmp);
-	}
-	run_free(&nptl);
+	compare("sig_crash", what, PROCS(0, 1), -sig, false, note, note ? NULL : "overflowed");
 }
 
 /* A thread recursing without end hits its guard page: libgmp names it
@@ -309,24 +304,7 @@ Test(sig, a_programs_sigsegv_handler_still_works, .timeout = TEST_TIMEOUT)
  * processor counts), with the same output. */
 static void same_exit(const char *mode, int code)
 {
-	struct run nptl = run_sig("sig_exit", mode, -1, NULL);
-	if (run_code(&nptl) != code)
-		run_dump("under NPTL", &nptl);
-	cr_assert_eq(run_code(&nptl), code, "%s under NPTL: code %d", mode, run_code(&nptl));
-	for (int k = 0; k < 2; k++) {
-		int procs = k ? 1 : 0;
-		struct run gmp = run_sig("sig_exit", mode, procs, NULL);
-		const char *how = procs_name(procs);
-		bool same = strcmp(nptl.out, gmp.out) == 0;
-		if (!same || run_code(&gmp) != code) {
-			run_dump(how, &gmp);
-			run_show_difference(nptl.out, gmp.out);
-		}
-		cr_assert_eq(run_code(&gmp), code, "%s %s: code %d", mode, how, run_code(&gmp));
-		cr_assert(same, "%s %s: output differs from NPTL's", mode, how);
-		run_free(&gmp);
-	}
-	run_free(&nptl);
+	compare("sig_exit", mode, PROCS(0, 1), code, false, NULL, NULL);
 }
 
 /* exit(4) from a thread: its thread_local destructor, the atexit handler
