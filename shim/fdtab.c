@@ -170,7 +170,12 @@ void fd_set_timeo(int fd, bool rcv, int64_t ns)
 void fd_forget(int fd)
 {
 	struct fdent *e = fd_get(fd);
-	if (!e)
+	if (!e || (!ld_acq(&e->flags) && !ld_rlx(&e->peer) && !ld_rlx(&e->pd) &&
+		   !__atomic_load_n(&e->dupnext, __ATOMIC_RELAXED)))
+		return;
+	/* a vfork child (Python's, opening /proc/self/fd before it closes
+	 * descriptors) must not touch the table it shares with its parent */
+	if (fd_in_vfork_child())
 		return;
 	st_rel(&e->flags, 0u);
 	ring_leave(fd, e);

@@ -66,8 +66,10 @@ static inline struct fdent *fd_polled(int fd)
 /* A descriptor was made non-blocking in the kernel on the program's
  * behalf; user_nb is the program's own O_NONBLOCK. */
 void fd_created(int fd, bool user_nb, bool socket);
-/* fd is about to be closed or replaced: wake Gs waiting on it (EBADF) and
- * forget it. */
+/* fd is about to be closed or replaced, or a call libgmp does not track
+ * made it: wake Gs waiting on it (EBADF) and forget it. Does nothing in a
+ * vfork child, which shares the table with its parent (one getpid, only
+ * for an entry that holds something). */
 void fd_forget(int fd);
 /* a and b are the two ends of one pipe or socket pair. */
 void fd_set_peers(int a, int b);

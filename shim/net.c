@@ -213,8 +213,7 @@ GMP_EXPORT int close(int fd)
 		errno = EBADF;	/* not the program's */
 		return -1;
 	}
-	if (fd_get(fd) && !fd_in_vfork_child())
-		fd_forget(fd);
+	fd_forget(fd);	/* not in a vfork child: fd_forget sees to it */
 	return real_close(fd);
 }
 

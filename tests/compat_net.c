@@ -181,7 +181,11 @@ SAME_AS_NPTL(blocked_io_is_a_cancellation_point, "cancel",
 		   "poll: cancelled while blocked, cleanup handlers run: 4"))
 
 /* A child made by vfork that execs (as Python's subprocess does) finds
- * its stdout pipe blocking: seq writes all 588,895 bytes. */
+ * its stdout pipe blocking: seq writes all 588,895 bytes. In the last of
+ * three rounds the child opens /proc/self/fd, which takes the number of
+ * the read end it closed, as Python's close_fds does: the parent's read
+ * end must stay blocking in the program's view (the child once made
+ * libgmp forget it, and Python's communicate() then read nothing). */
 SAME_AS_NPTL(vfork_child_gets_a_blocking_pipe, "vfork",
 	     LINES("vfork child: seq 1 100000 wrote 588895 bytes into the pipe, exit status 0"))
 

@@ -1417,25 +1417,41 @@ static void sub_spawnflags(void)
 }
 
 /* ---- vfork: a child made by vfork (as Python's subprocess does) writes
- * more than a pipe holds into its stdout; it must find the pipe blocking
+ * more than a pipe holds into its stdout; it must find the pipe blocking,
+ * and what it opens and closes must not change the parent's descriptors
  * ------------------------------------------------------------------------------------------- */
+
+/* Only what is allowed after vfork: dup2, close, open, exec. The last
+ * round opens /proc/self/fd after closing the read end, as Python's
+ * close_fds does: the directory gets the number the parent still reads
+ * from. */
+static _Noreturn void vfork_child(const int p[2], int round)
+{
+	if (round == 2) {
+		close(p[0]);
+		int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d >= 0)
+			close(d);
+	}
+	if (dup2(p[1], 1) < 0)
+		_exit(126);
+	close(p[0]);
+	execlp("seq", "seq", "1", "100000", (char *)NULL);
+	_exit(127);
+}
 
 static void sub_vfork(void)
 {
-	for (int round = 0; round < 3; round++) {
+	for (volatile int round = 0; round < 3; round++) {
 		int p[2];
 		CHECK(pipe2(p, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
 		pid_t pid = vfork();
-		if (pid == 0) {
-			/* only what is allowed after vfork: dup2, close, exec */
-			if (dup2(p[1], 1) < 0)
-				_exit(126);
-			close(p[0]);
-			execlp("seq", "seq", "1", "100000", (char *)NULL);
-			_exit(127);
-		}
+		if (pid == 0)
+			vfork_child(p, round);
 		CHECK(pid > 0, "vfork: %s", strerror(errno));
 		close(p[1]);
+		CHECK(!(fcntl(p[0], F_GETFL) & O_NONBLOCK),
+		      "round %d: the parent's read end became non-blocking", round);
 		char buf[8192];
 		long total = 0;
 		ssize_t n;
