@@ -9,6 +9,7 @@
 #include "core/os.h"
 #include "core/rt.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -250,7 +251,7 @@ int os_main_stack(uintptr_t *lo, uintptr_t *hi)
 	return 0;
 }
 
-int os_task_count(void)
+int os_each_task(void (*fn)(int tid, void *arg), void *arg)
 {
 	int fd = (int)arch_syscall3(SYS_openat, AT_FDCWD, "/proc/self/task",
 				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -261,10 +262,14 @@ int os_task_count(void)
 	int n = 0;
 	while ((r = arch_syscall3(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
 		for (long off = 0; off < r;) {
-			const char *name = buf + off + 19;	/* d_name in dirent64 */
-			off += *(unsigned short *)(buf + off + 16);	/* d_reclen */
-			if (name[0] != '.')
-				n++;
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			int tid = atoi(d->d_name);
+			if (tid <= 0)
+				continue;	/* "." and ".." */
+			n++;
+			if (fn)
+				fn(tid, arg);
 		}
 	}
 	arch_syscall1(SYS_close, fd);

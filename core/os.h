@@ -45,8 +45,10 @@ int os_libc_text_ranges(uintptr_t *lo, uintptr_t *hi, int max);
 /* The initial thread's stack: [*lo, *hi), lo as far as RLIMIT_STACK lets
  * it grow. 0 or -1. Valid TLS. */
 int os_main_stack(uintptr_t *lo, uintptr_t *hi);
-/* How many OS threads the process has (/proc/self/task), or -1. */
-int os_task_count(void);
+/* Call fn(tid, arg) for every OS thread of the process (/proc/self/task;
+ * fn may be NULL) and return how many there are, or -1. TLS-free: raw
+ * system calls, no allocation. */
+int os_each_task(void (*fn)(int tid, void *arg), void *arg);
 /* CPU time (ns) the OS thread tid of this process has used, or -1.
  * TLS-free (one system call). */
 int64_t os_thread_cputime(int tid);

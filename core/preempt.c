@@ -2,7 +2,7 @@
  * core/preempt.c — asynchronous preemption (see sched.h).
  *
  * sysmon decides (sched_preempt_long), the signalled M's handler checks
- * that the interrupted code may be stopped there (sched_sig_preempt), and
+ * that the interrupted code may be stopped there (sched_sig_request), and
  * the G itself yields from the routine the handler made it call
  * (preempt_self), on its own stack with valid TLS, like any call into
  * libgmp.
@@ -68,12 +68,11 @@ static void preempt_self(void)
 		sched_preempt_hook(gp);
 }
 
-void sched_sig_preempt(void *uc)
+/* Preempt the G running on mp, the signalled M, if it is at a safe
+ * point. */
+static void preempt_here(struct m *mp, void *uc)
 {
-	if (!ready)
-		return;
-	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
-	if (!mp || mp->in_fork)
+	if (!ready || mp->in_fork)
 		return;
 	struct g *gp = mp->curg;
 	if (!gp || gp->m != mp || gp->preemptoff || arch_tp() != gp->tcb)
@@ -103,16 +102,20 @@ void sched_sig_preempt(void *uc)
 	arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
 }
 
+void sched_sig_request(void *uc)
+{
+	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
+	if (mp && !sched_sig_retake(mp, uc))
+		preempt_here(mp, uc);
+}
+
 static bool ask(struct m *mp, int64_t now, int64_t *sent)
 {
 	int tid = __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE);
 	if (!tid)
 		return false;
 	*sent = now;
-	if (!sched_sig_send(tid, SCHED_SIG_PREEMPT))
-		return false;
-	xadd(&sched.npreempt_req, 1);
-	return true;
+	return sched_sig_send(tid, SCHED_SIG_PREEMPT);
 }
 
 int sched_preempt_long(int64_t now)

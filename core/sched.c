@@ -948,11 +948,8 @@ int sched_retake_blocked(int64_t now)
 	return n;
 }
 
-bool sched_sig_retake(void *uc)
+bool sched_sig_retake(struct m *mp, void *uc)
 {
-	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
-	if (!mp)
-		return false;
 	struct g *gp = mp->curg;
 	struct p *pp = mp->p;
 	uintptr_t pc = arch_uc_pc(uc);

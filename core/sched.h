@@ -196,7 +196,6 @@ struct sched {
 	_Atomic uint64_t nnetpollg;	/* Gs readied because a descriptor became ready */
 	_Atomic uint64_t nsysmon_timers;	/* Ms sysmon woke for overdue timers */
 	_Atomic uint64_t npreempt;	/* Gs preempted asynchronously */
-	_Atomic uint64_t npreempt_req;	/* preemption requests sysmon sent */
 	_Atomic uint64_t nhandoff;	/* Ps handed to another M (a G blocked) */
 	int64_t start_ns;
 };
@@ -305,12 +304,10 @@ int sched_retake_blocked(int64_t now);
 /* Send the M with kernel tid `tid` SCHED_SIG with si_code `code` (one of
  * the SCHED_SIG_* requests). TLS-free; true if sent. */
 bool sched_sig_send(int tid, int code);
-/* The handler's part (async-signal-safe, on the signalled M); true when
- * it turned the state into a system call. Both of sysmon's requests
- * (SCHED_SIG_RETAKE, SCHED_SIG_PREEMPT) call it first and then, if it
- * did not, sched_sig_preempt: standard signals do not queue, so one
- * request may arrive for both. */
-bool sched_sig_retake(void *uc);
+/* The handler's part for the signalled M mp (async-signal-safe); true
+ * when it turned the state into a system call. sched_sig_request calls
+ * it. */
+bool sched_sig_retake(struct m *mp, void *uc);
 
 /*
  * Asynchronous preemption (core/preempt.c). sysmon asks the M of a P
@@ -329,8 +326,12 @@ bool sched_sig_retake(void *uc);
 void preempt_init(void);
 /* sysmon: send the requests due; returns how many. */
 int sched_preempt_long(int64_t now);
-/* The handler's part (async-signal-safe, on the signalled M). */
-void sched_sig_preempt(void *uc);
+/* The handler of both of sysmon's requests (SCHED_SIG_RETAKE and
+ * SCHED_SIG_PREEMPT), async-signal-safe, on the signalled M: a G blocked
+ * in a system call gives its P up (sched_sig_retake), else a G at a safe
+ * point is preempted. One handler for both because standard signals do
+ * not queue: one request may arrive for both. */
+void sched_sig_request(void *uc);
 /* Run by a preempted G once it runs again, when signals wait for it
  * (preload: deliver them). */
 extern void (*sched_preempt_hook)(struct g *gp);

@@ -77,14 +77,19 @@ static _Atomic int32_t nwant[64];
 /* Per signal, how many live Gs block it. */
 static _Atomic int32_t nblocked[64];
 
+/* counts[s - 1] += d for every signal s in set */
+static void count(_Atomic int32_t *counts, uint64_t set, int32_t d)
+{
+	while (set) {
+		xadd(&counts[__builtin_ctzll(set)], d);
+		set &= set - 1;
+	}
+}
+
 void sigq_mask_change(uint64_t old, uint64_t new)
 {
-	uint64_t diff = old ^ new;
-	while (diff) {
-		int b = __builtin_ctzll(diff);
-		diff &= diff - 1;
-		xadd(&nblocked[b], (new >> b) & 1 ? 1 : -1);
-	}
+	count(nblocked, new & ~old, 1);
+	count(nblocked, old & ~new, -1);
 }
 
 uint64_t sigq_accepted(void)
@@ -242,32 +247,18 @@ uint64_t sigq_pending_mask(struct g *gp)
 
 void sigq_want(struct g *gp, uint64_t set)
 {
-	for (int s = 1; s <= 64; s++)
-		if (set & sigq_bit(s))
-			xadd(&nwant[s - 1], 1);
+	count(nwant, set, 1);
 	st_rel(&gp->sigwant, set);
 }
 
 void sigq_unwant(struct g *gp)
 {
-	uint64_t set = xchg(&gp->sigwant, (uint64_t)0);
-	for (int s = 1; s <= 64; s++)
-		if (set & sigq_bit(s))
-			xadd(&nwant[s - 1], -1);
+	count(nwant, xchg(&gp->sigwant, (uint64_t)0), -1);
 }
 
 bool sigq_wanting(int sig)
 {
 	return ld_acq(&nwant[sig - 1]) > 0;
-}
-
-uint64_t sigq_wanted(void)
-{
-	uint64_t m = 0;
-	for (int s = 1; s <= 64; s++)
-		if (ld_rlx(&nwant[s - 1]) > 0)
-			m |= sigq_bit(s);
-	return m;
 }
 
 struct g *sigq_current_g(void *ucontext, bool *is_m)

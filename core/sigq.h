@@ -71,8 +71,6 @@ void sigq_want(struct g *gp, uint64_t set);
 void sigq_unwant(struct g *gp);
 /* Does some G wait for sig? Async-signal-safe. */
 bool sigq_wanting(int sig);
-/* Signals some G waits for (sysmon keeps them unblocked). */
-uint64_t sigq_wanted(void);
 
 /* Async context: the G the interrupted OS thread was running, judged
  * from the interrupted stack pointer; NULL on g0, an idle M, or a thread

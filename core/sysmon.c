@@ -117,7 +117,7 @@ static bool checkdead(int64_t now)
 	if (rt_cfg.deadlock == DEADLOCK_OFF || dead_reported || !all_idle())
 		return false;
 	int64_t sw;
-	if (!dump_all_asleep(&sw) || os_task_count() > sched_os_threads() + 1) {
+	if (!dump_all_asleep(&sw) || os_each_task(NULL, NULL) > sched_os_threads() + 1) {
 		dead_since = 0;
 		return false;
 	}

@@ -17,11 +17,9 @@
 #include "core/lock.h"
 #include "core/os.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,6 +58,20 @@ static void install_once(void)
 	rt_unlock(&setxid_lock);
 }
 
+/* Ask OS thread tid (all but the caller's) to make cmd's call too; arg
+ * holds the process id and the caller's tid. */
+static void signal_task(int tid, void *arg)
+{
+	const long *ids = arg;
+	long pid = ids[0];
+	if (tid == ids[1])
+		return;
+	xadd(&cmd.left, 1u);
+	/* a thread that has just ended is not waited for */
+	if (arch_syscall3(SYS_tgkill, pid, tid, SIGSETXID) != 0)
+		xadd(&cmd.left, (uint32_t)-1);
+}
+
 /* Make system call nr on every OS thread of the process. Returns what
  * glibc's function would: 0, or -1 with errno. */
 static int all_threads(long nr, long a0, long a1, long a2)
@@ -78,27 +90,8 @@ static int all_threads(long nr, long a0, long a1, long a2)
 	cmd.a[2] = a2;
 	st_rel(&cmd.left, 1u);	/* held by this thread until all are sent */
 	st_rel(&cmd.active, 1);
-	long pid = arch_syscall0(SYS_getpid), self = arch_syscall0(SYS_gettid);
-	int fd = (int)arch_syscall3(SYS_openat, AT_FDCWD, "/proc/self/task",
-				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		char buf[4096];
-		long n;
-		while ((n = arch_syscall3(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-			for (long off = 0; off < n;) {
-				struct dirent64 *d = (struct dirent64 *)(buf + off);
-				off += d->d_reclen;
-				long tid = atol(d->d_name);
-				if (tid <= 0 || tid == self)
-					continue;
-				xadd(&cmd.left, 1u);
-				/* a thread that has just ended is not waited for */
-				if (arch_syscall3(SYS_tgkill, pid, tid, SIGSETXID) != 0)
-					xadd(&cmd.left, (uint32_t)-1);
-			}
-		}
-		arch_syscall1(SYS_close, fd);
-	}
+	long ids[2] = {arch_syscall0(SYS_getpid), arch_syscall0(SYS_gettid)};
+	os_each_task(signal_task, ids);
 	uint32_t v = xadd(&cmd.left, (uint32_t)-1) - 1;
 	while (v != 0) {
 		os_futex_wait(&cmd.left, v, 1000000);

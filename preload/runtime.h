@@ -97,8 +97,6 @@ int gmp_sig_deliver(struct g *gp);
  * at their default or ignore action (the action itself is kept), so that
  * one delivered to any thread can be handed to a G waiting for it. */
 void gmp_sig_catch(uint64_t set);
-/* sigwait.c: si_code of pthread_kill/raise from the calling G to gp. */
-int gmp_self_kill_code(struct g *gp, int sig);
 /* signal.c: as gmp_sig_deliver; *restart is false when a handler that
  * ran was installed without SA_RESTART (the interrupted call fails with
  * EINTR rather than restarting). */
@@ -108,6 +106,9 @@ int gmp_sig_deliver_restart(struct g *gp, bool *restart);
 void gmp_signal_init(void);
 /* signal.c: send info to G gp (pthread_kill). 0 or an errno value. */
 int gmp_signal_g(struct g *gp, const siginfo_t *info);
+/* thread_np.c: pthread_kill (val NULL) or pthread_sigqueue to gp from the
+ * calling thread, with glibc's siginfo; 0 or an error number. */
+int gmp_kill_g(struct g *gp, int sig, const union sigval *val);
 
 /* keys.c: run the destructors of gp's non-NULL key values. */
 void keys_run_destructors(struct g *gp);

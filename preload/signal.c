@@ -175,8 +175,7 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		 * in a system call gives its processor up, one running its
 		 * own code is preempted */
 		if (info->si_code == SCHED_SIG_RETAKE || info->si_code == SCHED_SIG_PREEMPT) {
-			if (!sched_sig_retake(uc))
-				sched_sig_preempt(uc);
+			sched_sig_request(uc);
 			return;
 		}
 		struct sigaction *a = &user_act[SCHED_SIG];
@@ -294,35 +293,39 @@ static void deliver_after_preempt(struct g *gp)
 	errno = e;
 }
 
+/* Under act_lock: make the kernel action of sig the trampoline, with
+ * flags, the program's own action (old) kept as the one it sees and the
+ * trampoline carries out. */
+static void take_over_locked(int sig, const struct sigaction *old, int flags)
+{
+	user_act[sig] = *old;
+	user_set[sig] = true;
+	struct sigaction k = *old;
+	k.sa_sigaction = trampoline;
+	k.sa_flags = flags | SA_SIGINFO;
+	real_sigaction(sig, &k, NULL);
+}
+
 void gmp_signal_init(void)
 {
 	sched_preempt_hook = deliver_after_preempt;
 	sync_dump_init();
-	struct sigaction old, k;
-	for (int sig = 1; sig < NSIG; sig++) {
-		if (!(is_fault_sig(sig) || is_dump_sig(sig)) || real_sigaction(sig, NULL, &old) != 0 ||
-		    old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
-			continue;
+	struct sigaction old;
+	/* faults and the dump signal, at their default action */
+	const int kept[] = {SIGSEGV, SIGBUS, rt_cfg.dump_sig};
+	for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+		int sig = kept[i];
 		rt_lock(&act_lock);
-		user_act[sig] = old;
-		user_set[sig] = true;
-		k = old;
-		k.sa_sigaction = trampoline;
-		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		real_sigaction(sig, &k, NULL);
+		if (sig && real_sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			take_over_locked(sig, &old, SA_ONSTACK | SA_NODEFER);
 		rt_unlock(&act_lock);
 	}
-	if (real_sigaction(SCHED_SIG, NULL, &old) != 0)
-		return;
+	/* SCHED_SIG, whatever its action: sysmon's requests come on it */
 	rt_lock(&act_lock);
-	user_act[SCHED_SIG] = old;
-	user_set[SCHED_SIG] = true;
-	k = old;
-	if (!is_handler(&old))
-		k.sa_flags = 0;
-	k.sa_sigaction = trampoline;
-	k.sa_flags |= SA_SIGINFO | SA_RESTART;
-	real_sigaction(SCHED_SIG, &k, NULL);
+	if (real_sigaction(SCHED_SIG, NULL, &old) == 0)
+		take_over_locked(SCHED_SIG, &old,
+				 (is_handler(&old) ? old.sa_flags : 0) | SA_RESTART);
 	rt_unlock(&act_lock);
 }
 
@@ -332,17 +335,11 @@ void gmp_sig_catch(uint64_t set)
 		if (!(set & sigq_bit(sig)) || sig == SIGKILL || sig == SIGSTOP || sig == 32 ||
 		    sig == 33)
 			continue;
-		struct sigaction old, k;
+		struct sigaction old;
 		rt_lock(&act_lock);
 		if (real_sigaction(sig, NULL, &old) == 0 &&
-		    !((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == trampoline)) {
-			user_act[sig] = old;
-			user_set[sig] = true;
-			k = old;
-			k.sa_sigaction = trampoline;
-			k.sa_flags = (old.sa_flags & ~SA_RESETHAND) | SA_SIGINFO | SA_RESTART;
-			real_sigaction(sig, &k, NULL);
-		}
+		    !((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == trampoline))
+			take_over_locked(sig, &old, (old.sa_flags & ~SA_RESETHAND) | SA_RESTART);
 		rt_unlock(&act_lock);
 	}
 }

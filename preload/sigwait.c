@@ -130,13 +130,6 @@ GMP_EXPORT int sigpending(sigset_t *set)
 	return 0;
 }
 
-int gmp_self_kill_code(struct g *gp, int sig)
-{
-	/* what glibc 2.36 gives: tgkill's SI_TKILL, but SI_USER for a
-	 * signal the thread sends itself while blocking it */
-	return gp == getg() && (ld_rlx(&gp->sigmask) & sigq_bit(sig)) ? SI_USER : SI_TKILL;
-}
-
 /* raise acts on the calling G, not on the OS thread it runs on. */
 GMP_EXPORT int raise(int sig)
 {
@@ -144,19 +137,8 @@ GMP_EXPORT int raise(int sig)
 	struct g *gp = getg();
 	if (!gp)
 		return real_raise(sig);
-	if (sig < 0 || sig >= NSIG || sig == 32 || sig == 33) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (sig == 0)
-		return 0;
-	siginfo_t info;
-	memset(&info, 0, sizeof info);
-	info.si_signo = sig;
-	info.si_code = gmp_self_kill_code(gp, sig);
-	info.si_pid = getpid();
-	info.si_uid = getuid();
-	int r = gmp_signal_g(gp, &info);
+	/* glibc's reserved signals, which pthread_kill's checks let by */
+	int r = sig == 32 || sig == 33 ? EINVAL : gmp_kill_g(gp, sig, NULL);
 	if (r) {
 		errno = r;
 		return -1;

@@ -6,6 +6,7 @@
  */
 #include "preload/runtime.h"
 #include "core/sched.h"
+#include "core/sigq.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -235,12 +236,20 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 
 /* --- existence check ------------------------------------------------------------------ */
 
+/* si_code of pthread_kill from the calling G to gp. */
+static int self_kill_code(struct g *gp, int sig)
+{
+	/* what glibc 2.36 gives: tgkill's SI_TKILL, but SI_USER for a
+	 * signal the thread sends itself while blocking it */
+	return gp == getg() && (ld_rlx(&gp->sigmask) & sigq_bit(sig)) ? SI_USER : SI_TKILL;
+}
+
 /*
  * pthread_kill(th, 0) tells whether th still exists; other signals go to
  * th through the signal queue (signal.c): its handler runs on th, at once
  * when th is the caller or is running, and interrupts a sleep of th.
  */
-static int signal_g(struct g *gp, int sig, const union sigval *val)
+int gmp_kill_g(struct g *gp, int sig, const union sigval *val)
 {
 	if (sig < 0 || sig >= NSIG)
 		return EINVAL;
@@ -250,7 +259,7 @@ static int signal_g(struct g *gp, int sig, const union sigval *val)
 		return 0;
 	siginfo_t si = {0};
 	si.si_signo = sig;
-	si.si_code = val ? SI_QUEUE : gmp_self_kill_code(gp, sig);
+	si.si_code = val ? SI_QUEUE : self_kill_code(gp, sig);
 	si.si_pid = getpid();
 	si.si_uid = getuid();
 	if (val)
@@ -267,7 +276,7 @@ GMP_EXPORT int pthread_kill(pthread_t th, int sig)
 		return r < 0 ? real_pthread_kill(th, sig) : r;
 	if (g_exited(gp))
 		return 0;	/* as glibc 2.34+: an ended, unjoined thread */
-	return signal_g(gp, sig, NULL);
+	return gmp_kill_g(gp, sig, NULL);
 }
 
 GMP_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
@@ -277,5 +286,5 @@ GMP_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_sigqueue(th, sig, val) : r;
-	return signal_g(gp, sig, &val);
+	return gmp_kill_g(gp, sig, &val);
 }

@@ -20,11 +20,6 @@ static struct rt_mutex reg_lock;	/* first registrations; leaf */
 static struct rt_mutex ring_lock;	/* dupnext rings; leaf */
 static _Atomic int maxfd = -1;		/* highest descriptor recorded */
 
-bool fd_in_vfork_child(void)
-{
-	return sched_in_vfork_child();
-}
-
 struct fdent *fd_get(int fd)
 {
 	if (fd < 0 || fd >= CHUNK * NCHUNKS)
@@ -175,7 +170,7 @@ void fd_forget(int fd)
 		return;
 	/* a vfork child (Python's, opening /proc/self/fd before it closes
 	 * descriptors) must not touch the table it shares with its parent */
-	if (fd_in_vfork_child())
+	if (sched_in_vfork_child())
 		return;
 	st_rel(&e->flags, 0u);
 	ring_leave(fd, e);
@@ -300,7 +295,7 @@ static void vfork_exec_flags(void)
 
 void fd_exec_flags(bool restore)
 {
-	if (fd_in_vfork_child()) {
+	if (sched_in_vfork_child()) {
 		/* a failed exec leaves them blocking: the parent's polled
 		 * descriptors then block in the kernel, which sysmon covers */
 		if (!restore)

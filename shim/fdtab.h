@@ -97,10 +97,6 @@ void fd_demote_inheritable(void);
 /* In the child of fork: forget every poll descriptor (the poller starts
  * afresh: sched_after_fork). */
 void fd_after_fork(void);
-/* Is the caller a child made by vfork (or clone with CLONE_VM), which
- * shares this table with its parent and must leave it alone? One system
- * call. */
-bool fd_in_vfork_child(void);
 /* libgmp's own descriptors (the poller's): invisible to the program. */
 bool fd_internal(int fd);
 

@@ -225,7 +225,7 @@ GMP_EXPORT int dup(int fd)
 		return -1;
 	}
 	int r = real_dup(fd);
-	if (r >= 0 && !fd_in_vfork_child())
+	if (r >= 0 && !sched_in_vfork_child())
 		fd_dup(fd, r);
 	return r;
 }
@@ -237,7 +237,7 @@ GMP_EXPORT int dup3(int oldfd, int newfd, int flags)
 		errno = EBADF;
 		return -1;
 	}
-	if (fd_in_vfork_child())
+	if (sched_in_vfork_child())
 		return real_dup3(oldfd, newfd, flags);	/* the table is the parent's */
 	if (oldfd != newfd)
 		fd_forget(newfd);
@@ -254,7 +254,7 @@ GMP_EXPORT int dup2(int oldfd, int newfd)
 		errno = EBADF;
 		return -1;
 	}
-	if (oldfd == newfd || fd_in_vfork_child())
+	if (oldfd == newfd || sched_in_vfork_child())
 		return real_dup2(oldfd, newfd);	/* in a vfork child the table is the parent's */
 	fd_forget(newfd);
 	int r = real_dup2(oldfd, newfd);
@@ -278,7 +278,7 @@ static int fcntl_impl(int fd, int cmd, void *arg)
 	case F_SETFL: {
 		int v = (int)(intptr_t)arg;
 		e = fd_polled(fd);
-		if (!e || fd_in_vfork_child())
+		if (!e || sched_in_vfork_child())
 			return real_fcntl(fd, cmd, v);
 		int r = real_fcntl(fd, cmd, v | O_NONBLOCK);
 		if (r == 0)
@@ -292,7 +292,7 @@ static int fcntl_impl(int fd, int cmd, void *arg)
 			return -1;
 		}
 		int r = real_fcntl(fd, cmd, (int)(intptr_t)arg);
-		if (r >= 0 && !fd_in_vfork_child())
+		if (r >= 0 && !sched_in_vfork_child())
 			fd_dup(fd, r);
 		return r;
 	}
