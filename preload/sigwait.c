@@ -177,6 +177,9 @@ static void sig_park(struct g *gp, uint64_t want, int64_t deadline)
 		g_timer_prepare(gp, deadline, seq);
 	sigq_want(gp, want);
 	fence_seq();
+	/* sysmon's thread is the catcher of signals every running thread
+	 * blocks: a program that never made a thread has none yet */
+	sched_start();
 	sysmon_kick();
 	g_park(sigpark_unlock, &a, WAIT_SIGNAL);
 	if (deadline)

@@ -398,3 +398,12 @@ Test(sig, a_vfork_child_leaves_the_parents_signals_alone, .timeout = TEST_TIMEOU
 {
 	same_as_nptl("sig_signals", "vfork", PROCS(0, 1));
 }
+
+/* A program that never creates a thread (as coreutils' timeout) blocks
+ * SIGCHLD and waits for it in sigsuspend: the signal must end the wait.
+ * libgmp had no thread left to take a signal every running thread
+ * blocks, and the program hung. */
+Test(sig, sigsuspend_in_a_program_without_threads, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "lone", PROCS(0, 1));
+}

@@ -32,6 +32,10 @@
  *                         unblocks it, then execs: the child is not
  *                         killed, the parent's handler and pending signal
  *                         stay, and unblocking runs the handler
+ *   sig_signals lone      a program that never makes a thread (as
+ *                         coreutils' timeout): SIGCHLD blocked, a child
+ *                         that exits, sigsuspend with SIGCHLD let through
+ *                         ends with EINTR after the handler ran
  *
  * Prints what happened and "PASS <what>", exits 0; else says what and
  * exits 1.
@@ -501,6 +505,41 @@ static int vfork_test(void)
 	return 0;
 }
 
+static volatile sig_atomic_t chld_seen;
+static void on_chld(int sig)
+{
+	(void)sig;
+	chld_seen = 1;
+}
+
+static int lone_test(void)
+{
+	signal(SIGCHLD, on_chld);
+	block(SIGCHLD);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sleep_ms(50);
+		_exit(3);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	int r, e;
+	do {
+		errno = 0;
+		r = sigsuspend(&none);
+		e = errno;
+	} while (!chld_seen && r == -1 && e == EINTR);
+	int st;
+	pid_t w = waitpid(pid, &st, 0);
+	printf("sigsuspend: %d %s, SIGCHLD handled %d, child exit %d\n", r,
+	       e == EINTR ? "EINTR" : strerror(e), (int)chld_seen,
+	       w == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	if (!chld_seen || w != pid)
+		return fail("lone");
+	printf("PASS lone\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -521,6 +560,8 @@ int main(int argc, char **argv)
 		return waitpid_test();
 	if (strcmp(what, "vfork") == 0)
 		return vfork_test();
-	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|suspend|timedwait\n");
+	if (strcmp(what, "lone") == 0)
+		return lone_test();
+	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|suspend|timedwait|waitpid|vfork|lone\n");
 	return 2;
 }
