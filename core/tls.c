@@ -445,8 +445,24 @@ static int find_libc_tls(struct dl_phdr_info *info, size_t sz, void *arg)
  * zero to non-zero are malloc's per-thread state (tcache, arena): exactly
  * two are expected, otherwise recycled TCBs do not carry them over.
  */
+/* Is the process's malloc glibc's? Another allocator (jemalloc, linked
+ * into redis, for one) keeps its per-thread state in its own TLS and
+ * lists every thread it saw: a malloc on the scratch TCB below would
+ * leave it a thread whose memory is gone. */
+static bool malloc_is_glibcs(void)
+{
+	Dl_info di;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	if (!m || !dladdr(m, &di) || !di.dli_fname)
+		return false;
+	const char *slash = strrchr(di.dli_fname, '/');
+	return strncmp(slash ? slash + 1 : di.dli_fname, "libc.so", 7) == 0;
+}
+
 void tls_probe_malloc(void)
 {
+	if (!malloc_is_glibcs())
+		return;
 	struct libc_tls lt = {0, 0};
 	dl_iterate_phdr(find_libc_tls, &lt);
 	uintptr_t me = arch_tp();

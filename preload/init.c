@@ -26,26 +26,22 @@
 _Atomic int gmp_state;
 bool gmp_passthrough;
 
-static void go_passthrough(const char *why)
+static bool go_passthrough(const char *why)
 {
 	rt_printf(2, "gmp: warning: %s; libgmp passes every call through to glibc\n", why);
-	gmp_passthrough = true;
+	return true;
 }
 
-static void runtime_init(void)
+/* Returns true when libgmp must pass every call to glibc. */
+static bool runtime_init(void)
 {
 	os_init();
-	real_init();
 	arch_fsbase_init();
 	config_init();
-	if (os_gettid() != getpid()) {
-		go_passthrough("libgmp was first entered on a thread other than the initial one");
-		return;
-	}
-	if (!tls_init()) {
-		go_passthrough("this glibc's thread layout is not one libgmp knows");
-		return;
-	}
+	if (os_gettid() != getpid())
+		return go_passthrough("libgmp was first entered on a thread other than the initial one");
+	if (!tls_init())
+		return go_passthrough("this glibc's thread layout is not one libgmp knows");
 	stack_init();
 	tls_probe_malloc();
 
@@ -68,6 +64,7 @@ static void runtime_init(void)
 			      sigq_bit(SIGABRT) | sigq_bit(SIGFPE) | sigq_bit(SIGTERM) |
 			      sigq_bit(SIGUSR1) | sigq_bit(SIGUSR2) | sigq_bit(SIGPIPE) |
 			      sigq_bit(SIGALRM));
+	return false;
 }
 
 void gmp_init_slow(void)
@@ -75,14 +72,23 @@ void gmp_init_slow(void)
 	static _Atomic int init_tid;
 	int expect = 0;
 	if (!cas(&gmp_state, &expect, 1)) {
+		/* start-up calling back into libgmp (a malloc that locks
+		 * a mutex: jemalloc): the call goes to glibc, as below */
 		if (ld_acq(&init_tid) == (int)arch_syscall0(SYS_gettid))
-			rt_throw("gmp_init: libgmp re-entered itself during start-up");
+			return;
 		while (ld_acq(&gmp_state) != 2)
 			arch_cpu_relax();
 		return;
 	}
 	st_rel(&init_tid, (int)arch_syscall0(SYS_gettid));
-	runtime_init();
+	/* While the runtime starts, every interposed call this thread makes
+	 * (start-up allocates, and a malloc such as jemalloc locks pthread
+	 * mutexes) goes to glibc: no G exists yet. Other threads wait above
+	 * before they look at gmp_passthrough. */
+	gmp_passthrough = true;
+	real_init();
+	bool pass = runtime_init();
+	gmp_passthrough = pass;
 	st_rel(&gmp_state, 2);
 	if (!gmp_passthrough && rt_cfg.schedtrace_ms)
 		sched_start();

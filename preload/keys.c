@@ -61,7 +61,7 @@ static struct key_data *slot(unsigned k, bool alloc)
 
 GMP_EXPORT int pthread_key_create(pthread_key_t *key, void (*destr)(void *))
 {
-	GMP_ENTRY(pthread_key_create, key, destr);
+	GMP_ENTRY_EARLY(pthread_key_create, key, destr);
 	for (unsigned k = 0; k < PTHREAD_KEYS_MAX; k++) {
 		uintptr_t seq = ld_acq(&keys[k].seq);
 		if ((seq & 1) || seq + 2 < seq)
@@ -77,7 +77,7 @@ GMP_EXPORT int pthread_key_create(pthread_key_t *key, void (*destr)(void *))
 
 GMP_EXPORT int pthread_key_delete(pthread_key_t key)
 {
-	GMP_ENTRY(pthread_key_delete, key);
+	GMP_ENTRY_EARLY(pthread_key_delete, key);
 	if (key >= PTHREAD_KEYS_MAX)
 		return EINVAL;
 	uintptr_t seq = ld_acq(&keys[key].seq);
@@ -88,7 +88,7 @@ GMP_EXPORT int pthread_key_delete(pthread_key_t key)
 
 GMP_EXPORT void *pthread_getspecific(pthread_key_t key)
 {
-	GMP_ENTRY(pthread_getspecific, key);
+	GMP_ENTRY_EARLY(pthread_getspecific, key);
 	if (key >= PTHREAD_KEYS_MAX)
 		return NULL;
 	struct key_data *d = slot(key, false);
@@ -103,7 +103,7 @@ GMP_EXPORT void *pthread_getspecific(pthread_key_t key)
 
 GMP_EXPORT int pthread_setspecific(pthread_key_t key, const void *val)
 {
-	GMP_ENTRY(pthread_setspecific, key, val);
+	GMP_ENTRY_EARLY(pthread_setspecific, key, val);
 	if (key >= PTHREAD_KEYS_MAX)
 		return EINVAL;
 	uintptr_t seq = ld_acq(&keys[key].seq);

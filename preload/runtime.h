@@ -44,6 +44,18 @@ static inline void gmp_init(void)
 	gmp_reenter(); \
 } while (0)
 
+/* GMP_ENTRY for functions that work before any G exists (the key
+ * table): while the runtime starts, start-up's own calls (a malloc such
+ * as jemalloc creating its key) are served by libgmp too, so the key
+ * stays valid afterwards; only the lasting pass-through mode hands them
+ * to glibc. */
+#define GMP_ENTRY_EARLY(name, ...) do { \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough) && ld_acq(&gmp_state) == 2) \
+		return real_##name(__VA_ARGS__); \
+	gmp_reenter(); \
+} while (0)
+
 /* GMP_ENTRY without gmp_reenter, for the hottest entries (mutex lock,
  * trylock, unlock), whose fast paths do not touch the P; their slow
  * paths call gmp_reenter before they may park. */

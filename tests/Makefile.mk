@@ -25,6 +25,14 @@ tests_progs_tls_torture_SOURCES = tests/progs/tls_torture.cc
 tests_progs_tls_torture_LDADD = $(PROG_LIBS)
 EXTRA_DIST += tests/progs/common.h
 
+# A program whose malloc is jemalloc, built where configure found it.
+if HAVE_JEMALLOC
+check_PROGRAMS += tests/progs/jemalloc_threads
+tests_progs_jemalloc_threads_LDADD = -ljemalloc $(PROG_LIBS)
+else
+EXTRA_DIST += tests/progs/jemalloc_threads.c
+endif
+
 # ---- unit tests of the core
 check_PROGRAMS += tests/unit_tests
 tests_unit_tests_SOURCES = \

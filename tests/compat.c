@@ -161,6 +161,20 @@ Test(compat, signals_interrupt_sleeps_same_as_nptl, .timeout = 120)
 	same_as_nptl("signals", (const char *[]){"GMPMAXPROCS=1", NULL}, 50);
 }
 
+/* A program whose malloc is jemalloc (as redis-server's is). libgmp's
+ * start-up allocates, and jemalloc's first malloc locks mutexes and
+ * creates a key: libgmp aborted ("re-entered itself"). libgmp's probe of
+ * malloc's per-thread words, made on a scratch TCB, left jemalloc a
+ * thread whose memory was gone: mallctl then crashed. Skipped where
+ * configure did not find jemalloc. */
+Test(compat, jemalloc_as_the_programs_malloc, .timeout = 60)
+{
+	if (access(prog_path("jemalloc_threads"), X_OK) != 0)
+		cr_skip("tests/progs/jemalloc_threads was not built (no libjemalloc-dev)");
+	same_as_nptl("jemalloc_threads", (const char *[]){"GMPMAXPROCS=2", NULL}, 30);
+	same_as_nptl("jemalloc_threads", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
+}
+
 /* Where glibc 2.36 hangs (a timed join with tv_nsec = 1e9 retries its
  * futex wait forever), libgmp answers EINVAL. */
 Test(compat, timedjoin_bad_nanoseconds_is_einval, .timeout = 30)
