@@ -118,18 +118,26 @@ static bool ask(struct m *mp, int64_t now, int64_t *sent)
 	return sched_sig_send(tid, SCHED_SIG_PREEMPT);
 }
 
-int sched_preempt_long(int64_t now)
+int sched_preempt_long(int64_t now, bool *waiting)
 {
+	*waiting = false;
 	if (!ready)
 		return 0;
 	int n = 0;
-	int64_t slice = rt_cfg.preempt_ns;
+	bool global_waits = ld_rlx(&sched.runqsize) != 0;
 	for (int i = 0; i < sched.gomaxprocs; i++) {
 		struct p *pp = sched.allp[i];
 		if (ld_acq(&pp->status) != P_RUNNING) {
 			pp->preempt_when = 0;
 			continue;
 		}
+		/* Threads wait for this processor (or for any): the slice is
+		 * a fifth as long, as a kernel's shrinks with its run queue,
+		 * so that a thread woken by I/O does not wait a whole slice
+		 * behind a spinning one. */
+		bool waits = global_waits || !runq_empty(pp);
+		int64_t slice = waits ? rt_cfg.preempt_ns / 5 : rt_cfg.preempt_ns;
+		*waiting |= waits;
 		uint64_t sw = __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED);
 		if (pp->preempt_when == 0 || pp->preempt_sw != sw) {
 			pp->preempt_sw = sw;

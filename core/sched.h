@@ -120,8 +120,8 @@ struct m {
 	 * the M sleeps so that a signal landing there does not run on the
 	 * TLS of a G that may be running elsewhere. 0: none. */
 	uintptr_t own_tp;
-	/* The G this M is dedicated to (SCOPE_SYSTEM, or pinned with an
-	 * affinity mask) and only runs; written before the M is published. */
+	/* The G this M is dedicated to (pinned with an affinity mask, or the
+	 * owner of a priority-protect mutex) and only runs; written before the M is published. */
 	struct g *lockedg;
 	/* Kernel CPU mask the M's thread applies to itself when it starts
 	 * (a pinned G's M); NULL: the process's. */
@@ -324,8 +324,10 @@ bool sched_sig_retake(struct m *mp, void *uc);
 #define SCHED_SIG_PREEMPT (-0x49)
 /* Learn the unsafe code ranges (valid TLS; sched_init calls it). */
 void preempt_init(void);
-/* sysmon: send the requests due; returns how many. */
-int sched_preempt_long(int64_t now);
+/* sysmon: send the requests due; returns how many. *waiting: some
+ * running processor has threads waiting for it (sysmon then looks again
+ * within 1 ms, the shorter slice's resolution). */
+int sched_preempt_long(int64_t now, bool *waiting);
 /* The handler of both of sysmon's requests (SCHED_SIG_RETAKE and
  * SCHED_SIG_PREEMPT), async-signal-safe, on the signalled M: a G blocked
  * in a system call gives its P up (sched_sig_retake), else a G at a safe
@@ -371,8 +373,8 @@ int64_t sched_timesleepuntil(void);
 
 /* Give an M the P pp (idle M, else a new one) and wake it. TLS-free. */
 void m_start(struct p *pp, bool spinning);
-/* A dedicated M for gp (SCOPE_SYSTEM, or pinned to mask when mask is not
- * NULL). Valid TLS (starts a thread). Returns 0 or an errno value. gp runs
+/* A dedicated M for gp (pinned to mask when mask is not NULL; else for
+ * a priority-protect mutex). Valid TLS (starts a thread). Returns 0 or an errno value. gp runs
  * only there from its next scheduling on. */
 int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size);
 /* Change the kernel CPU mask of a G's dedicated M. Valid TLS. Returns 0

@@ -200,7 +200,8 @@ static void *sysmon_main(void *arg)
 		 * to retake (1 ms), then doubling. Preemption requests do not
 		 * count: with threads computing all the time, sysmon would
 		 * otherwise wake every 20 us and take a CPU's share itself. */
-		sched_preempt_long(now);
+		bool waiting;
+		sched_preempt_long(now, &waiting);
 		if (sched_retake(now) + sched_retake_blocked(now))
 			idle = 0;
 		else
@@ -210,6 +211,8 @@ static void *sysmon_main(void *arg)
 		else if (delay < 10000000)
 			delay *= 2;
 		int64_t sleep = delay;
+		if (waiting && sleep > 1000000)
+			sleep = 1000000;
 		bool look_again = checkdead(now);
 		if (look_again)
 			sleep = DEAD_CONFIRM_NS;
