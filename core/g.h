@@ -95,7 +95,7 @@ struct gstack {
 
 /* g->flags */
 #define G_FLAG_MAIN	0x1	/* the process's initial thread */
-#define G_FLAG_LOCKED	0x2	/* PTHREAD_SCOPE_SYSTEM: runs only on lockedm */
+#define G_FLAG_SCOPE_SYSTEM	0x2	/* created with PTHREAD_SCOPE_SYSTEM (reported only) */
 
 /* g->joiner value for a joiner that is not a G (it sleeps on exit_futex). */
 #define G_JOINER_FOREIGN ((struct g *)1)

@@ -264,7 +264,7 @@ int64_t sched_timesleepuntil(void)
 	return next;
 }
 
-/* --- locked Ms (PTHREAD_SCOPE_SYSTEM) ---------------------------------- */
+/* --- locked Ms (pinned threads, priority-protect owners) ---------------- */
 
 /* mp is dedicated to mp->lockedg, which is not runnable: give the P away
  * and sleep until someone who dequeued lockedg hands us a P. Returns
@@ -1355,7 +1355,7 @@ int m_set_affinity(struct m *mp, const cpu_set_t *mask, size_t size)
 {
 	cpu_set_t *cur = mp->cpumask;
 	if (!cur) {
-		/* a SCOPE_SYSTEM M being pinned for the first time */
+		/* an M dedicated without a mask being pinned for the first time */
 		cur = rt_mmap(sizeof(cpu_set_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
 		if (!cur)
 			return EAGAIN;

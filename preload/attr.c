@@ -8,7 +8,10 @@
  *  - scope: under libgmp every thread is PTHREAD_SCOPE_PROCESS (many Gs
  *    share few OS threads), which is the default and what
  *    pthread_attr_getscope reports. PTHREAD_SCOPE_SYSTEM, set explicitly,
- *    gives the thread an OS thread of its own (a locked M). glibc keeps no
+ *    is stored and reported back (also by pthread_getattr_np), but the
+ *    thread shares the OS threads like any other: it is glibc's default
+ *    and only scope, which portable programs (CPython, sysbench) set on
+ *    every thread without asking for a kernel thread. glibc keeps no
  *    record of an explicit SYSTEM, so libgmp marks it in a flag bit of
  *    glibc's attribute object that glibc 2.36 leaves unused.
  *  - the default attributes (pthread_setattr_default_np) are cached, as
@@ -116,7 +119,7 @@ GMP_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 		pthread_attr_setguardsize(a, s->guard);
 	}
 	*ATTR_FLAGS(a) &= ~(GMP_ATTR_SCOPE_SYSTEM | ATTR_FLAG_SCOPEPROCESS);
-	*ATTR_FLAGS(a) |= (gp->flags & G_FLAG_LOCKED) ? GMP_ATTR_SCOPE_SYSTEM
+	*ATTR_FLAGS(a) |= (gp->flags & G_FLAG_SCOPE_SYSTEM) ? GMP_ATTR_SCOPE_SYSTEM
 						     : ATTR_FLAG_SCOPEPROCESS;
 	rt_lock(&gp->lock);
 	bool detached = gp->detached;

@@ -368,8 +368,8 @@ int mutex_check_owner(pthread_mutex_t *m)
 /*
  * A priority-protect mutex makes glibc change the priority of the owner's
  * kernel thread (THREAD_SELF->tid): a G that locks one is first given an
- * OS thread of its own for the rest of its life (as with
- * PTHREAD_SCOPE_SYSTEM), carrying its scheduling policy, and that thread's
+ * OS thread of its own for the rest of its life (as a pinned thread
+ * has), carrying its scheduling policy, and that thread's
  * tid becomes the one glibc knows.
  */
 #define KIND_PP 64

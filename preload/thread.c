@@ -32,7 +32,7 @@ static void g_entry(void *arg)
 struct create_args {
 	void *stackaddr;
 	size_t stacksize, guardsize;
-	bool detached, locked, explicit_sched;
+	bool detached, scope_system, explicit_sched;
 	int policy, prio;
 	cpu_set_t *cpuset;
 	size_t cpusetsize;
@@ -60,7 +60,7 @@ static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
 		pthread_attr_getstacksize(attr, &ca->stacksize);
 		ca->stacksize = (ca->stacksize + os_pagesize - 1) & ~(os_pagesize - 1);
 	}
-	ca->locked = attr_scope_system(attr);
+	ca->scope_system = attr_scope_system(attr);
 	ca->has_sigmask = pthread_attr_getsigmask_np(attr, &ca->sigmask) == 0;
 	pthread_attr_getinheritsched(attr, &inh);
 	if (inh == PTHREAD_EXPLICIT_SCHED) {
@@ -109,7 +109,7 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 {
 	struct g *me = getg();
 
-	gp->flags = ca->locked ? G_FLAG_LOCKED : 0;
+	gp->flags = ca->scope_system ? G_FLAG_SCOPE_SYSTEM : 0;
 	gp->goid = xadd(&sched.goidgen, 1) + 1;
 	gp->start = fn;
 	gp->arg = arg;
@@ -185,8 +185,8 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 		return err;
 	}
 	g_reset(gp, fn, arg, &ca);
-	/* SCOPE_SYSTEM and pinned threads get an OS thread of their own */
-	if ((ca.locked || ca.cpuset) && m_new_locked(gp, ca.cpuset, ca.cpusetsize) != 0) {
+	/* pinned threads get an OS thread of their own */
+	if (ca.cpuset && m_new_locked(gp, ca.cpuset, ca.cpusetsize) != 0) {
 		proc_discard(gp, from);
 		return EAGAIN;
 	}
