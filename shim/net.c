@@ -230,6 +230,20 @@ GMP_EXPORT int dup(int fd)
 	return r;
 }
 
+/* newfd is now a duplicate of oldfd. Onto 0, 1 or 2 it is the
+ * descriptor of glibc's stdin, stdout or stderr, whose reads and writes
+ * libgmp never sees (a pipe or socket dup2'd onto standard output, then
+ * printf): like a descriptor given to fdopen, it becomes an ordinary one
+ * for good, and so does oldfd, which shares its O_NONBLOCK. */
+static void dup_done(int oldfd, int newfd)
+{
+	fd_dup(oldfd, newfd);
+	if (newfd <= STDERR_FILENO) {
+		fd_demote(newfd);
+		fd_demote(oldfd);
+	}
+}
+
 GMP_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	GMP_ENTRY(dup3, oldfd, newfd, flags);
@@ -243,7 +257,7 @@ GMP_EXPORT int dup3(int oldfd, int newfd, int flags)
 		fd_forget(newfd);
 	int r = real_dup3(oldfd, newfd, flags);
 	if (r >= 0)
-		fd_dup(oldfd, r);
+		dup_done(oldfd, r);
 	return r;
 }
 
@@ -259,7 +273,7 @@ GMP_EXPORT int dup2(int oldfd, int newfd)
 	fd_forget(newfd);
 	int r = real_dup2(oldfd, newfd);
 	if (r >= 0)
-		fd_dup(oldfd, r);
+		dup_done(oldfd, r);
 	return r;
 }
 
