@@ -43,6 +43,7 @@
 	X(int, pthread_getattr_np, (pthread_t, pthread_attr_t *), "GLIBC_2.32") \
 	X(int, pthread_setattr_default_np, (const pthread_attr_t *), "GLIBC_2.34") \
 	X(int, pthread_setname_np, (pthread_t, const char *), "GLIBC_2.34") \
+	X(int, prctl, (int, ...), NULL) \
 	X(int, pthread_getname_np, (pthread_t, char *, size_t), "GLIBC_2.34") \
 	X(int, pthread_setaffinity_np, (pthread_t, size_t, const cpu_set_t *), "GLIBC_2.34") \
 	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *), "GLIBC_2.32") \

@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,13 +45,43 @@ GMP_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 	return 0;
 }
 
+/* prctl(PR_SET_NAME) and PR_GET_NAME name the calling thread, as
+ * pthread_setname_np does (Rust's std up to 1.6x names its threads so):
+ * under libgmp that is the G, not whichever OS thread it runs on. The
+ * kernel cuts a name at 15 bytes without an error; so does this. Every
+ * other option goes to the kernel. */
+GMP_EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	GMP_ENTRY(prctl, option, a2, a3, a4, a5);
+	struct g *gp = getg();
+	if (!gp || (option != PR_SET_NAME && option != PR_GET_NAME))
+		return real_prctl(option, a2, a3, a4, a5);
+	char *name = (char *)a2;
+	if (option == PR_SET_NAME) {
+		char buf[sizeof gp->name];
+		size_t n = strnlen(name, sizeof buf - 1);
+		memcpy(buf, name, n);
+		buf[n] = '\0';
+		memcpy(gp->name, buf, sizeof buf);
+	} else {
+		memcpy(name, gp->name, sizeof gp->name);
+		name[sizeof gp->name - 1] = '\0';
+	}
+	return 0;
+}
+
 /* --- affinity ------------------------------------------------------------------ */
 
 /*
  * A G has no CPU of its own, so a thread pinned with an affinity mask
  * (here, by an attribute, or inherited from a pinned creator) runs on an
- * OS thread dedicated to it that carries the mask in the kernel, like a
- * PTHREAD_SCOPE_SYSTEM thread. It moves there at its next scheduling: at
+ * OS thread dedicated to it that carries the mask in the kernel (a
+ * locked M, like Go's LockOSThread). It moves there at its next scheduling: at
  * once when it pins itself.
  */
 static int pin(struct g *gp, size_t size, const cpu_set_t *set)
