@@ -9,7 +9,10 @@ check_PROGRAMS += \
 	tests/progs/create_join_storm tests/progs/sleepers tests/progs/print_lines \
 	tests/progs/bad_input tests/progs/stdthread tests/progs/tls_torture \
 	tests/progs/foreign_threads tests/progs/exit_status tests/progs/exhaust \
-	tests/progs/cancel tests/progs/signals tests/progs/blocked_calls
+	tests/progs/cancel tests/progs/signals tests/progs/blocked_calls \
+	tests/progs/stdio_dup2 tests/progs/prctl_name
+tests_progs_stdio_dup2_LDADD = $(PROG_LIBS)
+tests_progs_prctl_name_LDADD = $(PROG_LIBS)
 tests_progs_cancel_LDADD = $(PROG_LIBS)
 tests_progs_blocked_calls_LDADD = $(PROG_LIBS)
 tests_progs_signals_LDADD = $(PROG_LIBS)

@@ -175,6 +175,25 @@ Test(compat, jemalloc_as_the_programs_malloc, .timeout = 60)
 	same_as_nptl("jemalloc_threads", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
 }
 
+/* A pipe dup2'd onto standard output and input and used through stdio:
+ * stdio's own write must block on a full pipe and its read wait for
+ * data. libgmp's pipes are non-blocking in the kernel, and stdio got
+ * EAGAIN (a C++ program's cout failed after 64 KiB). */
+Test(compat, stdio_on_a_pipe_dup2ed_onto_stdout_and_stdin, .timeout = 60)
+{
+	same_as_nptl("stdio_dup2", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+	same_as_nptl("stdio_dup2", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
+}
+
+/* prctl(PR_SET_NAME) names the calling thread (Rust's std does so), and
+ * PR_GET_NAME reads it, both agreeing with pthread_[gs]etname_np; the
+ * name does not leak to the thread that next runs on the OS thread. */
+Test(compat, prctl_names_the_thread, .timeout = 60)
+{
+	same_as_nptl("prctl_name", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
+	same_as_nptl("prctl_name", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+}
+
 /* Where glibc 2.36 hangs (a timed join with tv_nsec = 1e9 retries its
  * futex wait forever), libgmp answers EINVAL. */
 Test(compat, timedjoin_bad_nanoseconds_is_einval, .timeout = 30)

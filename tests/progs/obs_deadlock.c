@@ -22,6 +22,8 @@
  * ends by itself.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +57,13 @@ __attribute__((noinline)) static void *lock_b_then_a(void *arg)
 	return NULL;
 }
 
+static atomic_int nwaiting;	/* wait_forever threads past their lock */
+
 __attribute__((noinline)) static void *wait_forever(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&mu);
+	atomic_fetch_add(&nwaiting, 1);
 	for (;;)
 		pthread_cond_wait(&never, &mu);
 	return NULL;
@@ -126,9 +131,13 @@ int main(int argc, char **argv)
 	} else if (strcmp(what, "dump") == 0) {
 		int n = argc > 2 ? atoi(argv[2]) : 1000;
 		waiters(n);
+		/* every waiter counted itself holding mu, which it gives up
+		 * only in pthread_cond_wait: with mu, all of them wait there */
+		while (atomic_load(&nwaiting) < n)
+			sched_yield();
+		pthread_mutex_lock(&mu);
 		printf("ready\n");
 		fflush(stdout);
-		pthread_mutex_lock(&mu);
 		for (;;)
 			pthread_cond_wait(&never, &mu);
 	} else {
