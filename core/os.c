@@ -201,12 +201,16 @@ struct libc_find {
 	uintptr_t vdso;
 };
 
+bool os_object_is(const char *path, const char *prefix)
+{
+	const char *b = strrchr(path, '/');
+	return strncmp(b ? b + 1 : path, prefix, strlen(prefix)) == 0;
+}
+
 static bool is_runtime_object(const char *name)
 {
-	const char *b = strrchr(name, '/');
-	b = b ? b + 1 : name;
-	return strncmp(b, "libc.so", 7) == 0 || strncmp(b, "ld-linux", 8) == 0 ||
-	       strncmp(b, "ld64.so", 7) == 0;
+	return os_object_is(name, "libc.so") || os_object_is(name, "ld-linux") ||
+	       os_object_is(name, "ld64.so");
 }
 
 static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)

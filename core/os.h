@@ -8,6 +8,7 @@
 #define GMP_CORE_OS_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -52,6 +53,9 @@ int os_each_task(void (*fn)(int tid, void *arg), void *arg);
 /* CPU time (ns) the OS thread tid of this process has used, or -1.
  * TLS-free (one system call). */
 int64_t os_thread_cputime(int tid);
+/* Does the file name of a loaded object (a path) begin, past its last
+ * '/', with prefix ("libc.so")? */
+bool os_object_is(const char *path, const char *prefix);
 
 /* Page size (4096 on x86-64 Linux; read once from the auxiliary vector). */
 extern size_t os_pagesize;

@@ -428,9 +428,7 @@ struct libc_tls {
 static int find_libc_tls(struct dl_phdr_info *info, size_t sz, void *arg)
 {
 	struct libc_tls *lt = arg;
-	const char *slash = strrchr(info->dlpi_name, '/');
-	const char *base = slash ? slash + 1 : info->dlpi_name;
-	if (strncmp(base, "libc.so", 7) != 0 || !info->dlpi_tls_data)
+	if (!os_object_is(info->dlpi_name, "libc.so") || !info->dlpi_tls_data)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_TLS)
@@ -453,10 +451,7 @@ static bool malloc_is_glibcs(void)
 {
 	Dl_info di;
 	void *m = dlsym(RTLD_DEFAULT, "malloc");
-	if (!m || !dladdr(m, &di) || !di.dli_fname)
-		return false;
-	const char *slash = strrchr(di.dli_fname, '/');
-	return strncmp(slash ? slash + 1 : di.dli_fname, "libc.so", 7) == 0;
+	return m && dladdr(m, &di) && di.dli_fname && os_object_is(di.dli_fname, "libc.so");
 }
 
 void tls_probe_malloc(void)

@@ -63,11 +63,9 @@ GMP_EXPORT int prctl(int option, ...)
 		return real_prctl(option, a2, a3, a4, a5);
 	char *name = (char *)a2;
 	if (option == PR_SET_NAME) {
-		char buf[sizeof gp->name];
-		size_t n = strnlen(name, sizeof buf - 1);
-		memcpy(buf, name, n);
-		buf[n] = '\0';
-		memcpy(gp->name, buf, sizeof buf);
+		size_t n = strnlen(name, sizeof gp->name - 1);
+		memcpy(gp->name, name, n);
+		gp->name[n] = '\0';
 	} else {
 		memcpy(name, gp->name, sizeof gp->name);
 		name[sizeof gp->name - 1] = '\0';

@@ -237,11 +237,10 @@ GMP_EXPORT int dup(int fd)
  * for good, and so does oldfd, which shares its O_NONBLOCK. */
 static void dup_done(int oldfd, int newfd)
 {
-	fd_dup(oldfd, newfd);
-	if (newfd <= STDERR_FILENO) {
-		fd_demote(newfd);
-		fd_demote(oldfd);
-	}
+	if (newfd <= STDERR_FILENO)
+		fd_demote(oldfd);	/* newfd was forgotten before the dup */
+	else
+		fd_dup(oldfd, newfd);
 }
 
 GMP_EXPORT int dup3(int oldfd, int newfd, int flags)

@@ -168,28 +168,26 @@ warm_pbzip2() {
 	warm_pigz
 }
 
-case_pigz() {
-	local t0 t1 t2
+# compress $data with "$@" -c, decompress with "$@" -dc: the compressed
+# bytes' digest, whether the round trip gave the data back, and both times
+roundtrip() {
+	local t0 t1 t2 z=$OUTDIR/data.z
 	t0=$(date +%s.%N)
-	$PRE pigz -p 32 -c "$data" >"$OUTDIR/data.gz" || return 1
+	$PRE "$@" -c "$data" >"$z" || return 1
 	t1=$(date +%s.%N)
-	echo "compressed: $(sha256sum <"$OUTDIR/data.gz" | cut -c1-16)"
-	$PRE pigz -p 32 -dc "$OUTDIR/data.gz" | cmp - "$data" && echo "decompressed: identical"
+	echo "compressed: $(sha256sum <"$z" | cut -c1-16)"
+	$PRE "$@" -dc "$z" | cmp - "$data" && echo "decompressed: identical"
 	t2=$(date +%s.%N)
 	echo "figure: compress $(secs "$t0" "$t1") s, decompress $(secs "$t1" "$t2") s"
-	rm -f "$OUTDIR/data.gz"
+	rm -f "$z"
+}
+
+case_pigz() {
+	roundtrip pigz -p 32
 }
 
 case_pbzip2() {
-	local t0 t1 t2
-	t0=$(date +%s.%N)
-	$PRE pbzip2 -p32 -c "$data" >"$OUTDIR/data.bz2" || return 1
-	t1=$(date +%s.%N)
-	echo "compressed: $(sha256sum <"$OUTDIR/data.bz2" | cut -c1-16)"
-	$PRE pbzip2 -p32 -dc "$OUTDIR/data.bz2" | cmp - "$data" && echo "decompressed: identical"
-	t2=$(date +%s.%N)
-	echo "figure: compress $(secs "$t0" "$t1") s, decompress $(secs "$t1" "$t2") s"
-	rm -f "$OUTDIR/data.bz2"
+	roundtrip pbzip2 -p32
 }
 
 # seconds from $1 to $2 (date +%s.%N)
@@ -282,7 +280,7 @@ case_cxx_threads() {
 	$PRE "$bin/cxx_threads"
 }
 
-export -f secs gen_data free_port wait_port sysbench_summary
+export -f secs roundtrip gen_data free_port wait_port sysbench_summary
 for f in $(echo "$CASES" | sed '/^$/d' | cut -d'|' -f1); do
 	export -f "case_$f"
 done
