@@ -172,6 +172,10 @@ struct g {
 	 * signal handler, or the runtime is between two halves of a state
 	 * change). Owner only; read by its own M's signal handler. */
 	uint32_t preemptoff;
+	/* Interposed functions the G is inside (preload/runtime.h,
+	 * GMP_ENTRY); while non-zero, sched_sig_retake leaves the G alone.
+	 * Owner only; read by its own M's signal handler. */
+	uint32_t inlib;
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */

@@ -959,6 +959,12 @@ bool sched_sig_retake(struct m *mp, void *uc)
 	if (!gp || !pp || !text_hi || mp->in_fork || g_status(gp) != G_RUNNING ||
 	    (pc >= text_lo && pc < text_hi) || !arch_at_syscall(pc))
 		return false;
+	/* Code libgmp called (glibc, a callback of the program) is
+	 * libgmp's too: libgmp goes on after it, maybe to park holding a
+	 * lock, and must find the G as it left it. (Handlers of signals
+	 * libgmp delivers at its safe points run with inlib 0.) */
+	if (gp->inlib)
+		return false;
 	xadd(&sched.nblocked, 1);
 	enter_syscall(mp, gp, pp);
 	st_rel(&mp->blocked, true);

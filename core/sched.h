@@ -292,8 +292,10 @@ int sched_retake(int64_t now);
  * whose M's thread CPU clock has hardly moved meanwhile. It then sends
  * that M SCHED_SIG with si_code SCHED_SIG_RETAKE; the handler, on the M
  * itself, turns the state into a system call of the G (as
- * g_syscall_enter would have) when the interrupted code is not libgmp's,
- * and sysmon retakes the P as from any system call. The interrupted call
+ * g_syscall_enter would have) when the interrupted code is not libgmp's
+ * nor code libgmp called and goes on after (g->inlib: glibc, a callback;
+ * the program's signal handlers libgmp runs at its safe points count as
+ * the program's), and sysmon retakes the P as from any system call. The interrupted call
  * is restarted by the kernel (SA_RESTART). The G takes a P back at its
  * next entry into libgmp (gmp_reenter). Returns how many Ms were asked.
  */

@@ -79,7 +79,8 @@ static inline void set_owner(pthread_mutex_t *m, int id)
  * 0 (locked) or ETIMEDOUT. */
 static int lock_slow_wait(pthread_mutex_t *m, int64_t deadline)
 {
-	gmp_reenter();	/* it may park: with a P (GMP_ENTRY_LIGHT) */
+	GMP_LIB_SCOPE;	/* the slow path of a GMP_ENTRY_LIGHT entry */
+	gmp_reenter();	/* it may park: with a P */
 	_Atomic uint32_t *st = mstate(m);
 	int64_t wait_start = 0;
 	bool starving = false, awoke = false;
@@ -246,8 +247,9 @@ static inline void slice_tick(void)
 		g_yield();
 }
 
-static void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)
+static __attribute__((noinline)) void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)
 {
+	GMP_LIB_SCOPE;	/* a wake-up may start an M (GMP_ENTRY_LIGHT) */
 	_Atomic uint32_t *st = mstate(m);
 	for (;;) {
 		if (!(old & M_LOCKED))
@@ -379,6 +381,7 @@ static int pp_dedicate(pthread_mutex_t *m)
 	struct g *gp = getg();
 	if (!gp || !(__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP))
 		return 0;
+	GMP_LIB_SCOPE;	/* starts an OS thread (GMP_ENTRY_LIGHT) */
 	if (!gp->lockedm) {
 		rt_lock(&gp->lock);
 		int err = gp->lockedm ? 0 : m_new_locked(gp, NULL, 0);

@@ -35,30 +35,62 @@ static inline void gmp_init(void)
 		gmp_init_slow();
 }
 
+/*
+ * The G inside an interposed function: g->inlib counts the entries it is
+ * in, from just after the pass-through test to the return (a cleanup
+ * variable ends it on every path). While it is non-zero, code that
+ * libgmp called (glibc, a handler or callback of the program) runs on
+ * libgmp's behalf, and libgmp goes on when it returns: sysmon's
+ * blocked-M retake must not turn it into a system call of the G behind
+ * libgmp's back (core/sched.h), or libgmp would park the G without a P,
+ * maybe holding a runtime lock.
+ */
+struct gmp_lib_scope {
+	struct g *g;
+};
+static inline struct gmp_lib_scope gmp_lib_enter(void)
+{
+	struct g *gp = getg();
+	if (gp)
+		gp->inlib++;
+	return (struct gmp_lib_scope){ gp };
+}
+static inline void gmp_lib_leave(struct gmp_lib_scope *s)
+{
+	if (s->g)
+		s->g->inlib--;
+}
+#define GMP_LIB_SCOPE \
+	struct gmp_lib_scope gmp_lib_scope_ __attribute__((cleanup(gmp_lib_leave))) = \
+		gmp_lib_enter()
+
 /* Start of every interposed function: make sure the runtime is up, and
- * in pass-through mode hand the call to glibc. */
-#define GMP_ENTRY(name, ...) do { \
+ * in pass-through mode hand the call to glibc; then the G is inside
+ * libgmp until the function returns. Used as a statement, at the top of
+ * the function's body. */
+#define GMP_ENTRY(name, ...) \
 	gmp_init(); \
 	if (unlikely(gmp_passthrough)) \
 		return real_##name(__VA_ARGS__); \
-	gmp_reenter(); \
-} while (0)
+	GMP_LIB_SCOPE; \
+	gmp_reenter()
 
 /* GMP_ENTRY for functions that work before any G exists (the key
  * table): while the runtime starts, start-up's own calls (a malloc such
  * as jemalloc creating its key) are served by libgmp too, so the key
  * stays valid afterwards; only the lasting pass-through mode hands them
  * to glibc. */
-#define GMP_ENTRY_EARLY(name, ...) do { \
+#define GMP_ENTRY_EARLY(name, ...) \
 	gmp_init(); \
 	if (unlikely(gmp_passthrough) && ld_acq(&gmp_state) == 2) \
 		return real_##name(__VA_ARGS__); \
-	gmp_reenter(); \
-} while (0)
+	GMP_LIB_SCOPE; \
+	gmp_reenter()
 
-/* GMP_ENTRY without gmp_reenter, for the hottest entries (mutex lock,
- * trylock, unlock), whose fast paths do not touch the P; their slow
- * paths call gmp_reenter before they may park. */
+/* GMP_ENTRY without gmp_reenter or the scope, for the hottest entries
+ * (mutex lock, trylock, unlock), whose fast paths touch neither the P
+ * nor anything outside libgmp; their slow paths open the scope
+ * (GMP_LIB_SCOPE) and call gmp_reenter before they may park. */
 #define GMP_ENTRY_LIGHT(name, ...) do { \
 	gmp_init(); \
 	if (unlikely(gmp_passthrough)) \

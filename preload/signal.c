@@ -47,7 +47,7 @@ static void default_action(int sig)
 		trace_finish();
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	real_sigaction(sig, &dfl, NULL);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+	arch_syscall3(SYS_tgkill, arch_syscall0(SYS_getpid), arch_syscall0(SYS_gettid), sig);
 }
 
 /* Call the program's handler for sig (on a G, or a thread glibc made). */
@@ -88,37 +88,60 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		gp->preemptoff--;
 }
 
-int gmp_sig_deliver(struct g *gp)
+/* Raise sig with info on this OS thread: its handler runs before the
+ * system call returns. libgmp's own system call, not glibc's syscall(). */
+static void reinject(int sig, siginfo_t *info)
+{
+	arch_syscall4(SYS_rt_tgsigqueueinfo, arch_syscall0(SYS_getpid), arch_syscall0(SYS_gettid),
+		      sig, info);
+}
+
+/* Raise gp's pending signals on this OS thread, one by one: each
+ * handler runs before its system call returns, with the original
+ * siginfo. *restart (if asked) becomes false when a handler that ran was
+ * installed without SA_RESTART. */
+static int raise_pending(struct g *gp, bool *restart)
 {
 	siginfo_t info;
 	int n = 0;
 	while (sigq_take(gp, &info)) {
 		int sig = info.si_signo;
+		if (restart) {
+			struct sigaction sa;
+			if (real_sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_RESTART) &&
+			    sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
+				*restart = false;
+		}
 		gp->sig_reinject = sig;
-		/* raised on the OS thread the G runs on: the handler runs
-		 * before the call returns, with the original siginfo */
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &info);
+		reinject(sig, &info);
 		n++;
 	}
 	return n;
 }
 
+/* Where libgmp holds no lock of its own (its callers' contract): the
+ * handlers run as the program's code, which may block in a system call
+ * sysmon then takes the P from (g->inlib 0), and libgmp goes on with
+ * its P again. */
+static int run_handlers(struct g *gp, bool *restart)
+{
+	uint32_t inlib = gp->inlib;
+	gp->inlib = 0;
+	int n = raise_pending(gp, restart);
+	gp->inlib = inlib;
+	gmp_reenter();
+	return n;
+}
+
+int gmp_sig_deliver(struct g *gp)
+{
+	return run_handlers(gp, NULL);
+}
+
 int gmp_sig_deliver_restart(struct g *gp, bool *restart)
 {
-	siginfo_t info;
-	int n = 0;
 	*restart = true;
-	while (sigq_take(gp, &info)) {
-		int sig = info.si_signo;
-		struct sigaction sa;
-		if (real_sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_RESTART) &&
-		    sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
-			*restart = false;
-		gp->sig_reinject = sig;
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &info);
-		n++;
-	}
-	return n;
+	return run_handlers(gp, restart);
 }
 
 static bool thread_signal(int sig, const siginfo_t *info)
@@ -209,8 +232,10 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		return;
 	}
 	if (info->si_code == SIGQ_NUDGE) {
+		/* whatever it interrupted, libgmp's code included, goes on
+		 * after the handlers: it must find the G as it left it */
 		if (gp)
-			gmp_sig_deliver(gp);
+			raise_pending(gp, NULL);
 		return;
 	}
 	if (gp) {
@@ -382,10 +407,9 @@ int gmp_signal_g(struct g *gp, const siginfo_t *info)
 	struct g *me = getg();
 	if (gp == me && !(ld_rlx(&me->sigmask) & sigq_bit(info->si_signo))) {
 		me->sig_reinject = info->si_signo;
-		if (syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), info->si_signo,
-			    info) != 0)
-			return errno;
-		return 0;
+		long r = arch_syscall4(SYS_rt_tgsigqueueinfo, arch_syscall0(SYS_getpid),
+				       arch_syscall0(SYS_gettid), info->si_signo, info);
+		return r < 0 ? (int)-r : 0;
 	}
 	if (!sigq_post(gp, info))
 		return EAGAIN;

@@ -153,6 +153,7 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	st_rlx(&gp->sigpend, (uint64_t)0);
 	gp->nhandled = 0;
 	gp->sig_reinject = 0;
+	gp->inlib = 0;
 }
 
 GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
@@ -199,6 +200,8 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 
 _Noreturn void thread_finish(struct g *gp, void *r)
 {
+	/* libgmp's from here to the end, destructors included */
+	gp->inlib++;
 	gp->result = r;
 	tls_run_dtors();		/* C++ thread_local first, as glibc */
 	keys_run_destructors(gp);

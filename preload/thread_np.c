@@ -163,7 +163,7 @@ GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 static struct g *self_target(pid_t pid)
 {
 	struct g *gp = getg();
-	if (!gp || (pid != 0 && pid != (pid_t)syscall(SYS_gettid)))
+	if (!gp || (pid != 0 && pid != (pid_t)arch_syscall0(SYS_gettid)))
 		return NULL;
 	return gp;
 }

@@ -160,6 +160,9 @@ GMP_EXPORT long syscall(long nr, ...)
 		}
 		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
 	}
+	/* the rest is libgmp's (GMP_ENTRY); the call above is the
+	 * program's own system call, which sysmon may retake */
+	GMP_LIB_SCOPE;
 	gmp_reenter();
 
 	void *addr = (void *)a1;

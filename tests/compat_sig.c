@@ -343,6 +343,16 @@ Test(sig, pthread_kill_runs_the_handler_on_the_target, .timeout = TEST_TIMEOUT)
 	same_as_nptl("sig_signals", "kill", PROCS(0, 1));
 }
 
+/* A thread waits for a mutex; the handler of a signal sent to it waits
+ * 100 ms in wait4 made with syscall(), which libgmp does not see. The
+ * processor goes to the other threads meanwhile (they poll the mutex),
+ * and the thread goes back to its wait with a processor again: it gets
+ * the mutex when main unlocks it. */
+Test(sig, a_handler_that_blocks_while_its_thread_waits_for_a_mutex, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "handlerblock", PROCS(1, 2));
+}
+
 /* Every thread blocks SIGUSR1, one waits in sigwaitinfo, another sends
  * kill(getpid(), SIGUSR1) five times: all five are received, SI_USER. */
 Test(sig, sigwait_receives_signals_sent_with_kill, .timeout = TEST_TIMEOUT)

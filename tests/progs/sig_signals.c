@@ -36,6 +36,13 @@
  *                         coreutils' timeout): SIGCHLD blocked, a child
  *                         that exits, sigsuspend with SIGCHLD let through
  *                         ends with EINTR after the handler ran
+ *   sig_signals handlerblock  a thread waits for a mutex; its SIGUSR1
+ *                         handler waits 100 ms for a child process in
+ *                         wait4 made with syscall(), while two threads
+ *                         spin and poll the same mutex with 1 ms timed
+ *                         locks: they run meanwhile, and the thread goes
+ *                         back to its wait after the handler and gets
+ *                         the mutex when main unlocks it
  *
  * Prints what happened and "PASS <what>", exits 0; else says what and
  * exits 1.
@@ -49,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -540,6 +548,108 @@ static int lone_test(void)
 	return 0;
 }
 
+/* ---- a handler that blocks, on a thread waiting for a mutex ---- */
+
+static pthread_mutex_t hb_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t hb_waiter;
+static pid_t hb_child;
+static atomic_int hb_handled, hb_on_waiter, hb_got, hb_stop, hb_child_status = -1;
+static atomic_long hb_polls, hb_polls_during;
+
+static void hb_on_usr1(int sig)
+{
+	(void)sig;
+	/* a blocking call no thread library sees, which the kernel
+	 * restarts after a handler (wait4 on a child that sleeps 100 ms) */
+	long before = atomic_load(&hb_polls);
+	int st;
+	if (syscall(SYS_wait4, hb_child, &st, 0, NULL) == hb_child && WIFEXITED(st))
+		atomic_store(&hb_child_status, WEXITSTATUS(st));
+	atomic_store(&hb_polls_during, atomic_load(&hb_polls) - before);
+	atomic_store(&hb_on_waiter, pthread_equal(pthread_self(), hb_waiter));
+	atomic_store(&hb_handled, 1);
+}
+
+static void *hb_wait(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&hb_mu);
+	atomic_store(&hb_got, 1);
+	pthread_mutex_unlock(&hb_mu);
+	return NULL;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* spin 2 ms, then try the mutex for 1 ms, until told to stop */
+static void *hb_poll(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&hb_stop)) {
+		double t0 = now_ms();
+		while (now_ms() - t0 < 2)
+			;
+		struct timespec abs;
+		clock_gettime(CLOCK_REALTIME, &abs);
+		abs.tv_nsec += 1000000;
+		if (abs.tv_nsec >= 1000000000) {
+			abs.tv_sec++;
+			abs.tv_nsec -= 1000000000;
+		}
+		if (pthread_mutex_timedlock(&hb_mu, &abs) == 0)
+			return (void *)1;	/* main holds it throughout */
+		atomic_fetch_add(&hb_polls, 1);
+	}
+	return NULL;
+}
+
+static int handlerblock_test(void)
+{
+	struct sigaction sa = {.sa_handler = hb_on_usr1, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	pthread_mutex_lock(&hb_mu);
+	pthread_create(&hb_waiter, NULL, hb_wait, NULL);
+	sleep_ms(50);
+	pthread_t pollers[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&pollers[i], NULL, hb_poll, NULL);
+	sleep_ms(20);
+	hb_child = fork();
+	if (hb_child == 0) {
+		sleep_ms(100);
+		_exit(7);
+	}
+	pthread_kill(hb_waiter, SIGUSR1);
+	for (int k = 0; k < 5000 && !atomic_load(&hb_handled); k++)
+		sleep_ms(1);
+	sleep_ms(100);
+	atomic_store(&hb_stop, 1);
+	int stolen = 0;
+	for (int i = 0; i < 2; i++) {
+		void *r;
+		pthread_join(pollers[i], &r);
+		stolen += r != NULL;
+	}
+	int got_early = atomic_load(&hb_got);
+	pthread_mutex_unlock(&hb_mu);
+	pthread_join(hb_waiter, NULL);
+	printf("handler ran on the waiter: %d, child exit status: %d, others ran meanwhile: %d, "
+	       "mutex taken while held: %d, waiter got the mutex after the unlock: %d\n",
+	       atomic_load(&hb_on_waiter), atomic_load(&hb_child_status),
+	       atomic_load(&hb_polls_during) > 0, stolen || got_early, atomic_load(&hb_got));
+	if (!atomic_load(&hb_on_waiter) || atomic_load(&hb_child_status) != 7 ||
+	    atomic_load(&hb_polls_during) == 0 || stolen || got_early || !atomic_load(&hb_got))
+		return fail("handlerblock");
+	printf("PASS handlerblock\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -562,6 +672,9 @@ int main(int argc, char **argv)
 		return vfork_test();
 	if (strcmp(what, "lone") == 0)
 		return lone_test();
-	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|suspend|timedwait|waitpid|vfork|lone\n");
+	if (strcmp(what, "handlerblock") == 0)
+		return handlerblock_test();
+	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|suspend|timedwait|waitpid|vfork|lone|"
+		"handlerblock\n");
 	return 2;
 }
