@@ -131,16 +131,18 @@ int sched_preempt_long(int64_t now, bool *waiting)
 			pp->preempt_when = 0;
 			continue;
 		}
-		/* Threads wait for this processor (or for any): the slice is
-		 * a fifth as long, as a kernel's shrinks with its run queue,
-		 * so that a thread woken by I/O does not wait a whole slice
+		/* Threads wait for this processor (or for any), or one of its
+		 * timers is due (a sleeper to wake): the slice is a fifth as
+		 * long, as a kernel's shrinks with its run queue, so that a
+		 * thread woken by I/O or a timer does not wait a whole slice
 		 * behind a spinning one. */
-		bool waits = global_waits || !runq_empty(pp);
+		int64_t due = ld_rlx(&pp->timers.minwhen);
+		bool waits = global_waits || !runq_empty(pp) || (due && due <= now);
 		int64_t slice = waits ? rt_cfg.preempt_ns / 5 : rt_cfg.preempt_ns;
 		*waiting |= waits;
-		uint64_t sw = __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED);
-		if (pp->preempt_when == 0 || pp->preempt_sw != sw) {
-			pp->preempt_sw = sw;
+		uint32_t tick = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED);
+		if (pp->preempt_when == 0 || pp->preempt_tick != tick) {
+			pp->preempt_tick = tick;
 			pp->preempt_when = now;
 			continue;
 		}

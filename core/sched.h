@@ -54,7 +54,9 @@ struct p {
 	 * list under sched.lock); read racily by others for stealing. */
 	_Atomic uint32_t status;
 	struct m *m;			/* owner M; under the same rule */
-	uint32_t schedtick;		/* owner only: Gs started */
+	/* Gs started with a slice of their own (not from runnext
+	 * inheriting one); owner writes, sysmon reads racily. */
+	uint32_t schedtick;
 	/* Bumped by the owner at each g_syscall_enter; read by sysmon. */
 	_Atomic uint32_t syscalltick;
 	/* sysmon only: the syscalltick it last saw and when. */
@@ -68,9 +70,12 @@ struct p {
 	int64_t sysmon_sw_when;
 	int64_t sysmon_cpu, sysmon_cpu_when;
 	bool sysmon_kicked;
-	/* sysmon only, for preemption: the nswitch it last saw, since when,
-	 * and when it last asked the M to preempt its G. */
-	uint64_t preempt_sw;
+	/* sysmon only, for preemption: the schedtick it last saw, since
+	 * when, and when it last asked the M to preempt its G. A G started
+	 * from runnext inherits the slice (schedtick unchanged), as in Go:
+	 * two threads that wake each other through runnext share one slice
+	 * and cannot keep the rest of the queue waiting. */
+	uint32_t preempt_tick;
 	int64_t preempt_when, preempt_sent;
 
 	/* Local run queue: a single-producer (the owner), multi-consumer

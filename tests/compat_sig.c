@@ -143,6 +143,15 @@ Test(sig, a_sleeper_wakes_beside_spinners, .timeout = TEST_TIMEOUT)
 	same_as_nptl("sig_preempt", "wake", PROCS(1, 0));
 }
 
+/* Two threads that hand a turn to each other (semaphores, 1 ms of
+ * spinning per turn) share one time slice, as in Go: a woken thread run
+ * next inherits its waker's slice. On 1 processor the main thread, which
+ * yielded once, runs again long before their 3 s are up. */
+Test(sig, threads_that_wake_each_other_share_one_slice, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_preempt", "pingpong", PROCS(1, 2));
+}
+
 /* 3 threads loop in assembly on 1 processor, checking every general
  * register, xmm0-15, the carry flag and the red zone below the stack
  * pointer: preemption, which stops them many times a second, changes

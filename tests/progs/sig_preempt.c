@@ -21,10 +21,17 @@
  *                       under libgmp with GMPMAXPROCS=1 the thread whose
  *                       processor was taken while it was blocked must give
  *                       its OS thread back, so this stays near 1
+ *   sig_preempt pingpong  2 threads hand a turn to each other with two
+ *                       semaphores, spinning 1 ms in each turn, for at
+ *                       most 3 s; the main thread yields once
+ *                       (sched_yield) and must run again and stop them
+ *                       well before their 3 s are up
  *
  * Prints "PASS <what>" and exits 0, or says what went wrong and exits 1.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +275,51 @@ static int unseen(void)
 	return 0;
 }
 
+/* Two threads that wake each other in turn, spinning 1 ms in each turn,
+ * until stopped or 3 s are over. */
+static sem_t turn[2];
+
+static void *take_turns(void *arg)
+{
+	int me = (int)(long)arg;
+	double end = now() + 3;
+	for (;;) {
+		sem_wait(&turn[me]);
+		if (atomic_load(&stop) || now() > end) {
+			atomic_store(&stop, 1);
+			sem_post(&turn[!me]);
+			return now() > end ? (void *)1 : NULL;
+		}
+		double t0 = now();
+		while (now() - t0 < 0.001)
+			;
+		sem_post(&turn[!me]);
+	}
+}
+
+static int pingpong(void)
+{
+	pthread_t t[2];
+	sem_init(&turn[0], 0, 1);
+	sem_init(&turn[1], 0, 0);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, take_turns, (void *)(long)i);
+	sleep_ms(10);
+	sched_yield();
+	atomic_store(&stop, 1);
+	int late = 0;
+	for (int i = 0; i < 2; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		late += r != NULL;
+	}
+	printf("the turns ran out their 3 s before main stopped them: %s\n", late ? "yes" : "no");
+	if (late)
+		return 1;
+	printf("PASS pingpong\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -279,6 +331,8 @@ int main(int argc, char **argv)
 		return regs();
 	if (strcmp(what, "unseen") == 0)
 		return unseen();
-	fprintf(stderr, "usage: sig_preempt fair|wake|regs|unseen\n");
+	if (strcmp(what, "pingpong") == 0)
+		return pingpong();
+	fprintf(stderr, "usage: sig_preempt fair|wake|regs|unseen|pingpong\n");
 	return 2;
 }
