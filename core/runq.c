@@ -61,14 +61,8 @@ void runq_put(struct p *pp, struct g *gp, bool next)
 	}
 }
 
-struct g *runq_get(struct p *pp, bool *inherit)
+struct g *runq_get_ring(struct p *pp)
 {
-	struct g *next = ld_rlx(&pp->runnext);
-	if (next && cas_val(&pp->runnext, next, (struct g *)NULL)) {
-		*inherit = true;
-		return next;
-	}
-	*inherit = false;
 	for (;;) {
 		uint32_t h = ld_acq(&pp->runqhead);	/* sync with other consumers */
 		uint32_t t = ld_rlx(&pp->runqtail);
@@ -78,6 +72,17 @@ struct g *runq_get(struct p *pp, bool *inherit)
 		if (cas_val(&pp->runqhead, h, h + 1))
 			return gp;
 	}
+}
+
+struct g *runq_get(struct p *pp, bool *inherit)
+{
+	struct g *next = ld_rlx(&pp->runnext);
+	if (next && cas_val(&pp->runnext, next, (struct g *)NULL)) {
+		*inherit = true;
+		return next;
+	}
+	*inherit = false;
+	return runq_get_ring(pp);
 }
 
 /*
@@ -148,6 +153,11 @@ bool runq_empty(struct p *pp)
 		if (ld_acq(&pp->runqtail) == t)
 			return h == t && next == NULL;
 	}
+}
+
+uint32_t runq_ring_len(struct p *pp)
+{
+	return ld_rlx(&pp->runqtail) - ld_acq(&pp->runqhead);
 }
 
 uint32_t runq_len(struct p *pp)

@@ -395,6 +395,11 @@ static struct p *check_runqs_nop(void)
  * Find a runnable G, blocking the M if there is none. Work sources in
  * priority order, as in Go's findRunnable. Returns with mp holding a P.
  */
+/* How long a queued G waits at most behind the Gs that come first while
+ * its P keeps switching (runnext before the local ring, the local queue
+ * before the global one): the short time slice of core/preempt.c. */
+#define QUEUE_FAIR_NS 2000000
+
 static struct g *find_runnable(struct m *mp, bool *inherit)
 {
 	struct g *gp;
@@ -405,12 +410,50 @@ top:;
 	int64_t now = rt_nanotime();
 	int64_t pollUntil = timers_run(pp, pp, now);
 
-	/* Fairness: now and then take one G from the global queue first. */
-	if (pp->schedtick % 61 == 0 && ld_rlx(&sched.runqsize) > 0) {
+	/*
+	 * Fairness. The order is runnext, the local ring, the global queue,
+	 * and every 61st G started comes from the global queue first, as in
+	 * Go. Beyond Go: Gs that wake each other through runnext (timers'
+	 * wake-ups go there too) share one slice, and once they have run a
+	 * short slice's time in a row the queued Gs go first; and the global
+	 * queue goes before the ring when it has waited that long and longer
+	 * than the ring (Gs that keep the ring full with short bursts would
+	 * otherwise hold it back for 61 of them).
+	 */
+	struct g *nx = ld_rlx(&pp->runnext);
+	bool ring = runq_ring_len(pp) != 0;
+	bool glob = ld_rlx(&sched.runqsize) != 0;
+	if (!ring)
+		pp->ring_when = now;
+	if (!glob)
+		pp->glob_when = now;
+	bool chain_long = nx && pp->last_inherit && now - pp->chain_start >= QUEUE_FAIR_NS;
+	bool take_glob = false, take_ring = false;
+	if (glob && pp->schedtick % 61 == 0) {
+		take_glob = true;
+	} else if (!nx || chain_long) {
+		if (glob && now - pp->glob_when >= QUEUE_FAIR_NS &&
+		    (!ring || pp->glob_when <= pp->ring_when))
+			take_glob = true;
+		else if (chain_long)
+			take_ring = ring;
+		if (chain_long && !ring)
+			take_glob = glob;
+	}
+	if (take_glob) {
 		rt_lock(&sched.lock);
 		gp = globrunq_get_locked(pp, 1);
 		rt_unlock(&sched.lock);
 		if (gp) {
+			pp->glob_when = now;
+			*inherit = false;
+			return gp;
+		}
+	}
+	if (take_ring) {
+		gp = runq_get_ring(pp);
+		if (gp) {
+			pp->ring_when = now;
 			*inherit = false;
 			return gp;
 		}
@@ -418,8 +461,11 @@ top:;
 
 	/* local runq */
 	gp = runq_get(pp, inherit);
-	if (gp)
+	if (gp) {
+		if (!*inherit)
+			pp->ring_when = now;
 		return gp;
+	}
 
 	/* global runq (our local queue is empty, so the batch fits) */
 	if (ld_rlx(&sched.runqsize) != 0) {
@@ -427,6 +473,7 @@ top:;
 		gp = globrunq_get_locked(pp, 0);
 		rt_unlock(&sched.lock);
 		if (gp) {
+			pp->glob_when = now;
 			*inherit = false;
 			return gp;
 		}
@@ -572,11 +619,14 @@ static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	mp->curg = gp;
 	gp->m = mp;
 	g_casstatus(gp, G_RUNNABLE, G_RUNNING);
-	if (!inherit)
+	gp->run_start = rt_nanotime();
+	if (!inherit) {
 		pp->schedtick++;
+		pp->chain_start = gp->run_start;
+	}
+	pp->last_inherit = inherit;
 	pp->nswitch++;
 	gp->nrun++;
-	gp->run_start = rt_nanotime();
 	set_kmask(mp, ld_rlx(&gp->sigmask));
 	uintptr_t fs = gp->tcb;
 	if (fs == mp->fs)

@@ -76,6 +76,14 @@ struct p {
 	 * two threads that wake each other through runnext share one slice
 	 * and cannot keep the rest of the queue waiting. */
 	uint32_t preempt_tick;
+	/* Owner only, for find_runnable's fairness rule: since when the
+	 * ring and the global queue have waited (one was last taken from
+	 * them, or they were seen empty); whether the last G started came
+	 * from runnext (inheriting its slice), and when the last one that
+	 * did not started. */
+	int64_t ring_when, glob_when;
+	bool last_inherit;
+	int64_t chain_start;
 	int64_t preempt_when, preempt_sent;
 
 	/* Local run queue: a single-producer (the owner), multi-consumer
@@ -223,12 +231,17 @@ int sched_start(void);
 void runq_put(struct p *pp, struct g *gp, bool next);
 /* Owner P only. Take a G; *inherit is true for runnext. */
 struct g *runq_get(struct p *pp, bool *inherit);
+/* Owner P only. Take the G at the head of the ring, passing over runnext;
+ * NULL when the ring is empty. */
+struct g *runq_get_ring(struct p *pp);
 /* Owner P of pp. Steal about half of p2's queue into pp's; return one G
  * to run, or NULL. Takes runnext too when stealnext. */
 struct g *runq_steal(struct p *pp, struct p *p2, bool stealnext);
 /* Racy emptiness check of a P's queue (runnext included). */
 bool runq_empty(struct p *pp);
 uint32_t runq_len(struct p *pp);
+/* Owner P only: how many Gs the ring holds (runnext not counted). */
+uint32_t runq_ring_len(struct p *pp);
 /* Global queue; caller holds sched.lock. */
 void globrunq_put_locked(struct g *gp);
 void globrunq_putbatch_locked(struct g *head, struct g *tail, int n);

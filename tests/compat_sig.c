@@ -353,7 +353,7 @@ Test(sig, pthread_kill_runs_the_handler_on_the_target, .timeout = TEST_TIMEOUT)
 }
 
 /* A thread waits for a mutex; the handler of a signal sent to it waits
- * 100 ms in wait4 made with syscall(), which libgmp does not see. The
+ * 300 ms in wait4 made with syscall(), which libgmp does not see. The
  * processor goes to the other threads meanwhile (they poll the mutex),
  * and the thread goes back to its wait with a processor again: it gets
  * the mutex when main unlocks it. */

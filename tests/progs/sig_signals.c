@@ -37,7 +37,7 @@
  *                         that exits, sigsuspend with SIGCHLD let through
  *                         ends with EINTR after the handler ran
  *   sig_signals handlerblock  a thread waits for a mutex; its SIGUSR1
- *                         handler waits 100 ms for a child process in
+ *                         handler waits 300 ms for a child process in
  *                         wait4 made with syscall(), while two threads
  *                         spin and poll the same mutex with 1 ms timed
  *                         locks: they run meanwhile, and the thread goes
@@ -560,7 +560,7 @@ static void hb_on_usr1(int sig)
 {
 	(void)sig;
 	/* a blocking call no thread library sees, which the kernel
-	 * restarts after a handler (wait4 on a child that sleeps 100 ms) */
+	 * restarts after a handler (wait4 on a child that sleeps 300 ms) */
 	long before = atomic_load(&hb_polls);
 	int st;
 	if (syscall(SYS_wait4, hb_child, &st, 0, NULL) == hb_child && WIFEXITED(st))
@@ -622,7 +622,7 @@ static int handlerblock_test(void)
 	sleep_ms(20);
 	hb_child = fork();
 	if (hb_child == 0) {
-		sleep_ms(100);
+		sleep_ms(300);
 		_exit(7);
 	}
 	pthread_kill(hb_waiter, SIGUSR1);

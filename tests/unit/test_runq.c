@@ -69,6 +69,22 @@ Test(runq, runnext_first_and_kicks_previous_to_tail)
 	cr_assert(runq_empty(&P[0]));
 }
 
+/* find_runnable's fairness rule takes the ring's head past runnext */
+Test(runq, ring_get_passes_over_runnext)
+{
+	bool inherit;
+	make_gs(3);
+	runq_put(&P[0], gs[0], false);
+	runq_put(&P[0], gs[1], false);
+	runq_put(&P[0], gs[2], true);
+	cr_assert_eq(runq_get_ring(&P[0]), gs[0]);
+	cr_assert_eq(runq_get(&P[0], &inherit), gs[2]);
+	cr_assert(inherit);
+	cr_assert_eq(runq_get_ring(&P[0]), gs[1]);
+	cr_assert_null(runq_get_ring(&P[0]));
+	cr_assert(runq_empty(&P[0]));
+}
+
 Test(runq, overflow_moves_half_to_global)
 {
 	bool inherit;
