@@ -167,6 +167,11 @@ struct g {
 	int cancelstate, canceltype;	/* owned by the G */
 	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
 	bool keys_used;			/* a key value was ever set */
+	/* The G's set_tid_address (clear_tid_set: it was called): the word
+	 * is written 0 and woken when the G ends, as the kernel does for a
+	 * thread. Owner only. */
+	int *clear_tid;
+	bool clear_tid_set;
 	uint32_t syncticks;		/* mutex unlocks, for time slicing */
 	/* Non-zero: the G must not be preempted asynchronously (it runs a
 	 * signal handler, or the runtime is between two halves of a state

@@ -540,6 +540,11 @@ void tls_set_tid(uintptr_t tp, int tid)
 	*(int *)(tp + PD_TID) = tid;
 }
 
+int *tls_tid_addr(uintptr_t tp)
+{
+	return (int *)(tp + PD_TID);
+}
+
 void tls_robust_release(uintptr_t tp)
 {
 	int tid = tls_tid(tp);

@@ -75,6 +75,8 @@ void tls_robust_release(uintptr_t tp);
  * glibc must hand it to the kernel (priority-protect mutexes). */
 int tls_tid(uintptr_t tp);
 void tls_set_tid(uintptr_t tp, int tid);
+/* Where that tid lives in the TCB (glibc's clear_child_tid word). */
+int *tls_tid_addr(uintptr_t tp);
 
 /* Make the calling thread's own TCB (the initial thread's) gp's. */
 void tls_adopt_current(struct g *gp);

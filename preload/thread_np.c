@@ -7,6 +7,7 @@
 #include "preload/runtime.h"
 #include "core/sched.h"
 #include "core/sigq.h"
+#include "core/tls.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -48,8 +49,9 @@ GMP_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 /* prctl(PR_SET_NAME) and PR_GET_NAME name the calling thread, as
  * pthread_setname_np does (Rust's std up to 1.6x names its threads so):
  * under libgmp that is the G, not whichever OS thread it runs on. The
- * kernel cuts a name at 15 bytes without an error; so does this. Every
- * other option goes to the kernel. */
+ * kernel cuts a name at 15 bytes without an error; so does this.
+ * PR_GET_TID_ADDRESS answers the G's set_tid_address. Every other option
+ * goes to the kernel. */
 GMP_EXPORT int prctl(int option, ...)
 {
 	va_list ap;
@@ -59,6 +61,12 @@ GMP_EXPORT int prctl(int option, ...)
 	va_end(ap);
 	GMP_ENTRY(prctl, option, a2, a3, a4, a5);
 	struct g *gp = getg();
+	if (gp && option == PR_GET_TID_ADDRESS) {
+		/* set_tid_address is the G's (shim/futex.c); by default
+		 * glibc's word in its TCB, as for any thread */
+		*(int **)a2 = gp->clear_tid_set ? gp->clear_tid : tls_tid_addr(gp->tcb);
+		return 0;
+	}
 	if (!gp || (option != PR_SET_NAME && option != PR_GET_NAME))
 		return real_prctl(option, a2, a3, a4, a5);
 	char *name = (char *)a2;

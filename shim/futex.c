@@ -146,6 +146,16 @@ GMP_EXPORT long syscall(long nr, ...)
 	gmp_init();
 	if (gmp_passthrough)
 		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
+	if (nr == SYS_set_tid_address) {
+		struct g *gp = getg();
+		if (gp) {
+			/* the G's word, not its OS thread's (which other
+			 * threads share, and which outlives it) */
+			gp->clear_tid = (int *)a1;
+			gp->clear_tid_set = true;
+			return arch_syscall0(SYS_gettid);
+		}
+	}
 	if (nr != SYS_futex) {
 		/* Reads, writes and closes of descriptors libgmp made
 		 * non-blocking go where read/write/close would, so that the

@@ -194,6 +194,16 @@ Test(compat, prctl_names_the_thread, .timeout = 60)
 	same_as_nptl("prctl_name", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
 }
 
+/* set_tid_address is the thread's: its word is cleared and a futex
+ * waiter on it woken when the thread ends (not when the OS thread it ran
+ * on does, which never comes), and PR_GET_TID_ADDRESS reads it back; 50
+ * detached threads. */
+Test(compat, set_tid_address_word_cleared_when_the_thread_ends, .timeout = 60)
+{
+	same_as_nptl("tid_address", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
+	same_as_nptl("tid_address", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+}
+
 /* Where glibc 2.36 hangs (a timed join with tv_nsec = 1e9 retries its
  * futex wait forever), libgmp answers EINVAL. */
 Test(compat, timedjoin_bad_nanoseconds_is_einval, .timeout = 30)
