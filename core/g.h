@@ -178,9 +178,11 @@ struct g {
 	 * change). Owner only; read by its own M's signal handler. */
 	uint32_t preemptoff;
 	/* Interposed functions the G is inside (preload/runtime.h,
-	 * GMP_ENTRY); while non-zero, sched_sig_retake leaves the G alone.
-	 * Owner only; read by its own M's signal handler. */
+	 * GMP_ENTRY), and its stack pointer when the outermost one began;
+	 * while non-zero, sched_sig_retake leaves the G alone. Owner only;
+	 * read (and a stale count reset) by its own M's signal handler. */
 	uint32_t inlib;
+	uintptr_t inlib_sp;
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */

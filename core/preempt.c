@@ -49,6 +49,23 @@ static bool unsafe_pc(uintptr_t pc)
 	return false;
 }
 
+bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lop)
+{
+	uintptr_t lo, hi;
+	if (gp->stack.kind == STACK_MAIN) {
+		if (!ready)
+			return false;
+		lo = main_lo;
+		hi = main_hi;
+	} else {
+		lo = (uintptr_t)gp->stack.base + gp->stack.guard;
+		hi = lo + gp->stack.size;
+	}
+	if (lop)
+		*lop = lo;
+	return sp >= lo && sp <= hi;
+}
+
 void (*sched_preempt_hook)(struct g *gp);
 
 /* Called by the preempted G, through gmp_preempt_entry. */
@@ -88,16 +105,8 @@ static void preempt_here(struct m *mp, void *uc)
 		return;
 	/* only on the G's own stack: not g0, not a stack the program
 	 * switched to itself (its size is unknown) */
-	uintptr_t lo, hi;
-	if (gp->stack.kind == STACK_MAIN) {
-		lo = main_lo;
-		hi = main_hi;
-	} else {
-		lo = (uintptr_t)gp->stack.base + gp->stack.guard;
-		hi = lo + gp->stack.size;
-	}
-	uintptr_t sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
-	if (sp < lo || sp > hi)
+	uintptr_t lo;
+	if (!g_stack_bounds(gp, arch_uc_sp(uc), &lo))
 		return;
 	arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
 }

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 
 struct sched sched;
@@ -620,10 +621,10 @@ static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	gp->m = mp;
 	g_casstatus(gp, G_RUNNABLE, G_RUNNING);
 	gp->run_start = rt_nanotime();
-	if (!inherit) {
-		pp->schedtick++;
-		pp->chain_start = gp->run_start;
-	}
+	if (!inherit)
+		__atomic_store_n(&pp->schedtick, pp->schedtick + 1, __ATOMIC_RELAXED);
+	else if (!pp->last_inherit)
+		pp->chain_start = gp->run_start;	/* a chain of runnext Gs begins */
 	pp->last_inherit = inherit;
 	pp->nswitch++;
 	gp->nrun++;
@@ -1011,10 +1012,17 @@ bool sched_sig_retake(struct m *mp, void *uc)
 		return false;
 	/* Code libgmp called (glibc, a callback of the program) is
 	 * libgmp's too: libgmp goes on after it, maybe to park holding a
-	 * lock, and must find the G as it left it. (Handlers of signals
-	 * libgmp delivers at its safe points run with inlib 0.) */
-	if (gp->inlib)
-		return false;
+	 * lock, and must find the G as it left it. (The program's code that
+	 * libgmp runs at its safe points runs with inlib 0.) A count whose
+	 * outermost entry is gone, the interrupted code running above that
+	 * frame on the G's own stack, is stale: a handler's longjmp, or a
+	 * vfork child's exec, left the entry without returning. */
+	if (gp->inlib) {
+		uintptr_t sp = arch_uc_sp(uc);
+		if (!g_stack_bounds(gp, sp, NULL) || sp <= gp->inlib_sp)
+			return false;
+		gp->inlib = 0;
+	}
 	xadd(&sched.nblocked, 1);
 	enter_syscall(mp, gp, pp);
 	st_rel(&mp->blocked, true);
@@ -1080,6 +1088,15 @@ static void goexit0(void *arg)
 	g_casstatus(gp, G_RUNNING, G_DEAD);
 	dropg(mp, gp);
 	trace_ev(mp, TR_EXIT, gp, 0);
+	/* set_tid_address: 0 in the word and one waiter woken (a G, else
+	 * one the kernel holds), as Linux does at a thread's end; here,
+	 * off the G's stack, which the waiter may free */
+	int *ct = gp->clear_tid;
+	if (gp->clear_tid_set && ct) {
+		__atomic_store_n(ct, 0, __ATOMIC_RELEASE);
+		if (wq_futex_wake_on(ct, 1, WQ_BITSET_ANY, pp) == 0)
+			arch_syscall3(SYS_futex, ct, FUTEX_WAKE, 1);
+	}
 	proc_stack_release(pp, gp);
 	struct m *lm = gp->lockedm;
 	if (lm) {

@@ -79,8 +79,8 @@ struct p {
 	/* Owner only, for find_runnable's fairness rule: since when the
 	 * ring and the global queue have waited (one was last taken from
 	 * them, or they were seen empty); whether the last G started came
-	 * from runnext (inheriting its slice), and when the last one that
-	 * did not started. */
+	 * from runnext (inheriting its slice), and when the current run of
+	 * such Gs began. */
 	int64_t ring_when, glob_when;
 	bool last_inherit;
 	int64_t chain_start;
@@ -342,6 +342,10 @@ bool sched_sig_retake(struct m *mp, void *uc);
  * then takes a P back, or queues itself and stops the M.
  */
 #define SCHED_SIG_PREEMPT (-0x49)
+/* Is sp on gp's own stack (the initial thread's for the main G; known
+ * once preemption is set up)? *lo, if asked: the stack's lowest usable
+ * address. Async-signal-safe. */
+bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lo);
 /* Learn the unsafe code ranges (valid TLS; sched_init calls it). */
 void preempt_init(void);
 /* sysmon: send the requests due; returns how many. *waiting: some

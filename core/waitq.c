@@ -187,18 +187,28 @@ int wq_requeue(struct wq_bucket *bf, const void *from, struct wq_bucket *bt, con
 	return moved;
 }
 
-void wq_wake(struct waiter *w)
+/* pp NULL: the caller's P, if it has one */
+static void wake_on(struct waiter *w, struct p *pp)
 {
 	struct g *gp = w->g;
 	uint64_t seq = w->seq;
 	st_rel(&w->done, 1u);
 	/* w may be gone from here on */
 	if (gp) {
-		if (g_claim(gp, seq))
+		if (!g_claim(gp, seq))
+			return;
+		if (pp)
+			g_ready(gp, pp, true);
+		else
 			g_ready_any(gp);
 	} else {
 		os_futex_wake(&w->done, 1);
 	}
+}
+
+void wq_wake(struct waiter *w)
+{
+	wake_on(w, NULL);
 }
 
 void wq_wake_list(struct waiter *w)
@@ -319,6 +329,11 @@ int wq_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint32_t bitset, int64_t
 
 int wq_futex_wake(const void *addr, int n, uint32_t bitset)
 {
+	return wq_futex_wake_on(addr, n, bitset, NULL);
+}
+
+int wq_futex_wake_on(const void *addr, int n, uint32_t bitset, struct p *pp)
+{
 	struct wq_bucket *b = wq_bucket(addr);
 	int woken = 0;
 	while (woken < n) {
@@ -335,7 +350,7 @@ int wq_futex_wake(const void *addr, int n, uint32_t bitset)
 		bool more = k == 32 && !wq_empty(b, addr);
 		rt_unlock(&b->lock);
 		for (int i = 0; i < k; i++)
-			wq_wake(batch[i]);
+			wake_on(batch[i], pp);
 		woken += k;
 		if (!more)
 			break;

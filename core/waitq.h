@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 struct g;
+struct p;
 struct wq_bucket;
 
 #define WQ_BITSET_ANY 0xffffffffu
@@ -148,6 +149,8 @@ int wq_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint32_t bitset, int64_t
 /* Wake up to n waiters of addr whose bitset meets bitset; returns how
  * many. */
 int wq_futex_wake(const void *addr, int n, uint32_t bitset);
+/* The same from g0, which has no G: the woken Gs go to pp. */
+int wq_futex_wake_on(const void *addr, int n, uint32_t bitset, struct p *pp);
 
 /* Number of waiters queued in the whole table (tests, schedtrace). */
 uint64_t wq_nwaiting(void);

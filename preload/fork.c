@@ -110,6 +110,8 @@ static pid_t gmp_fork(void)
 	if (pid == 0) {
 		sched_after_fork(gp);
 		fd_after_fork();
+		gp->clear_tid_set = false;	/* the child's word is glibc's, as after a fork */
+		gp->clear_tid = NULL;
 	}
 	__atomic_store_n(&mp->in_fork, false, __ATOMIC_RELAXED);
 	gp->preemptoff--;

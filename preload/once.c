@@ -38,7 +38,7 @@ int gmp_once(pthread_once_t *once, void (*fn)(void))
 			if (!cas(o, &v, ONCE_RUNNING))
 				continue;
 			_Atomic uint32_t *guard __attribute__((cleanup(once_abandon))) = o;
-			fn();
+			GMP_PROGRAM(fn());
 			guard = NULL;
 			st_rel(o, ONCE_DONE);
 			wq_futex_wake(o, INT_MAX, WQ_BITSET_ANY);

@@ -51,13 +51,14 @@ struct gmp_lib_scope {
 static inline struct gmp_lib_scope gmp_lib_enter(void)
 {
 	struct g *gp = getg();
-	if (gp)
-		gp->inlib++;
+	if (gp && gp->inlib++ == 0)
+		gp->inlib_sp = (uintptr_t)arch_stack_pointer();
 	return (struct gmp_lib_scope){ gp };
 }
 static inline void gmp_lib_leave(struct gmp_lib_scope *s)
 {
-	if (s->g)
+	/* a longjmp out of a handler may have reset it (sched_sig_retake) */
+	if (s->g && s->g->inlib)
 		s->g->inlib--;
 }
 #define GMP_LIB_SCOPE \
@@ -87,6 +88,16 @@ static inline void gmp_lib_leave(struct gmp_lib_scope *s)
 	GMP_LIB_SCOPE; \
 	gmp_reenter()
 
+/* GMP_ENTRY without the scope, for the exec family: a successful exec
+ * never returns, and in a child made by vfork, whose memory is the
+ * parent's, the count would stay on the parent's G for good. They park
+ * nowhere. */
+#define GMP_ENTRY_EXEC(name, ...) \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough)) \
+		return real_##name(__VA_ARGS__); \
+	gmp_reenter()
+
 /* GMP_ENTRY without gmp_reenter or the scope, for the hottest entries
  * (mutex lock, trylock, unlock), whose fast paths touch neither the P
  * nor anything outside libgmp; their slow paths open the scope
@@ -107,6 +118,25 @@ static inline void gmp_reenter(void)
 	if (gp && unlikely(ld_rlx(&gp->status) == G_SYSCALL))
 		g_syscall_exit();
 }
+
+/* Run the program's code (a once routine, a destructor, a signal
+ * handler) from inside an interposed function, at a point where libgmp
+ * holds no lock of its own: it runs as the program's (inlib 0, so sysmon
+ * may take the P from a call it blocks in), and libgmp has its P again
+ * when it returns. */
+#define GMP_PROGRAM(call) do { \
+	struct g *pg_ = getg(); \
+	uint32_t in_ = 0; \
+	if (pg_) { \
+		in_ = pg_->inlib; \
+		pg_->inlib = 0; \
+	} \
+	call; \
+	if (pg_) { \
+		pg_->inlib = in_; \
+		gmp_reenter(); \
+	} \
+} while (0)
 
 /*
  * A thread libgmp created is named by its G: pthread_t is the address of

@@ -125,11 +125,8 @@ static int raise_pending(struct g *gp, bool *restart)
  * its P again. */
 static int run_handlers(struct g *gp, bool *restart)
 {
-	uint32_t inlib = gp->inlib;
-	gp->inlib = 0;
-	int n = raise_pending(gp, restart);
-	gp->inlib = inlib;
-	gmp_reenter();
+	int n;
+	GMP_PROGRAM(n = raise_pending(gp, restart));
 	return n;
 }
 

@@ -13,11 +13,9 @@
 #include "core/proc.h"
 #include "core/sigq.h"
 #include "core/tls.h"
-#include "core/waitq.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -203,27 +201,13 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 
 /* --- ending a G ---------------------------------------------------------------- */
 
-/* The end of a G that called set_tid_address: 0 in the word and one
- * waiter woken, a G (libgmp's futex) or a thread the kernel holds. */
-static void clear_tid(struct g *gp)
-{
-	int *w = gp->clear_tid;
-	if (!gp->clear_tid_set || !w)
-		return;
-	__atomic_store_n(w, 0, __ATOMIC_RELEASE);
-	if (wq_futex_wake(w, 1, WQ_BITSET_ANY) == 0)
-		arch_syscall3(SYS_futex, w, FUTEX_WAKE, 1);
-}
-
 _Noreturn void thread_finish(struct g *gp, void *r)
 {
-	/* libgmp's from here to the end, destructors included */
-	gp->inlib++;
 	gp->result = r;
-	tls_run_dtors();		/* C++ thread_local first, as glibc */
-	keys_run_destructors(gp);
+	/* the program's destructors: C++ thread_local first, as glibc */
+	GMP_PROGRAM(tls_run_dtors(); keys_run_destructors(gp));
+	gp->inlib++;		/* libgmp's from here to the end */
 	tls_robust_release(gp->tcb);
-	clear_tid(gp);
 	tls_exit(gp->tcb);
 	if (proc_exiting(gp))
 		exit(0);	/* the last thread: the process ends, as in glibc */

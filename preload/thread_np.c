@@ -63,8 +63,13 @@ GMP_EXPORT int prctl(int option, ...)
 	struct g *gp = getg();
 	if (gp && option == PR_GET_TID_ADDRESS) {
 		/* set_tid_address is the G's (shim/futex.c); by default
-		 * glibc's word in its TCB, as for any thread */
-		*(int **)a2 = gp->clear_tid_set ? gp->clear_tid : tls_tid_addr(gp->tcb);
+		 * glibc's word in its TCB, as for any thread: once a program
+		 * has seen it, it too is cleared when the G ends */
+		if (!gp->clear_tid_set) {
+			gp->clear_tid = tls_tid_addr(gp->tcb);
+			gp->clear_tid_set = true;
+		}
+		*(int **)a2 = gp->clear_tid;
 		return 0;
 	}
 	if (!gp || (option != PR_SET_NAME && option != PR_GET_NAME))

@@ -36,31 +36,31 @@ extern char **environ;
 
 GMP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	GMP_ENTRY(execve, path, argv, envp);
+	GMP_ENTRY_EXEC(execve, path, argv, envp);
 	return EXEC_WITH_FLAGS(real_execve(path, argv, envp));
 }
 
 GMP_EXPORT int execv(const char *path, char *const argv[])
 {
-	GMP_ENTRY(execv, path, argv);
+	GMP_ENTRY_EXEC(execv, path, argv);
 	return EXEC_WITH_FLAGS(real_execv(path, argv));
 }
 
 GMP_EXPORT int execvp(const char *file, char *const argv[])
 {
-	GMP_ENTRY(execvp, file, argv);
+	GMP_ENTRY_EXEC(execvp, file, argv);
 	return EXEC_WITH_FLAGS(real_execvp(file, argv));
 }
 
 GMP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	GMP_ENTRY(execvpe, file, argv, envp);
+	GMP_ENTRY_EXEC(execvpe, file, argv, envp);
 	return EXEC_WITH_FLAGS(real_execvpe(file, argv, envp));
 }
 
 GMP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	GMP_ENTRY(fexecve, fd, argv, envp);
+	GMP_ENTRY_EXEC(fexecve, fd, argv, envp);
 	return EXEC_WITH_FLAGS(real_fexecve(fd, argv, envp));
 }
 

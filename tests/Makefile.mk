@@ -10,8 +10,10 @@ check_PROGRAMS += \
 	tests/progs/bad_input tests/progs/stdthread tests/progs/tls_torture \
 	tests/progs/foreign_threads tests/progs/exit_status tests/progs/exhaust \
 	tests/progs/cancel tests/progs/signals tests/progs/blocked_calls \
-	tests/progs/stdio_dup2 tests/progs/prctl_name tests/progs/tid_address
+	tests/progs/stdio_dup2 tests/progs/prctl_name tests/progs/tid_address \
+	tests/progs/callback_block
 tests_progs_stdio_dup2_LDADD = $(PROG_LIBS)
+tests_progs_callback_block_LDADD = $(PROG_LIBS)
 tests_progs_tid_address_LDADD = $(PROG_LIBS)
 tests_progs_prctl_name_LDADD = $(PROG_LIBS)
 tests_progs_cancel_LDADD = $(PROG_LIBS)

@@ -130,11 +130,14 @@ Test(compat, bad_input_same_errors_as_nptl, .timeout = 60)
 	run_free(&gmp);
 }
 
-static void same_as_nptl(const char *prog, const char *const env[], int timeout)
+/* prog (with one argument, or none when arg is NULL) prints the same
+ * under NPTL and under libgmp with env, ending with DONE. */
+static void same_as_nptl_arg(const char *prog, const char *arg, const char *const env[],
+			     int timeout)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s", prog_path(prog));
-	const char *argv[] = {path, NULL};
+	const char *argv[] = {path, arg, NULL};
 	struct run nptl = run_prog(argv, NULL, timeout, false);
 	struct run gmp = run_prog(argv, env, timeout, true);
 	if (run_code(&gmp) != 0 || run_code(&nptl) != 0 || strcmp(nptl.out, gmp.out) != 0) {
@@ -147,6 +150,11 @@ static void same_as_nptl(const char *prog, const char *const env[], int timeout)
 	cr_assert_str_eq(gmp.out, nptl.out, "%s: libgmp's output differs from NPTL's", prog);
 	run_free(&nptl);
 	run_free(&gmp);
+}
+
+static void same_as_nptl(const char *prog, const char *const env[], int timeout)
+{
+	same_as_nptl_arg(prog, NULL, env, timeout);
 }
 
 Test(compat, deferred_cancellation_same_as_nptl, .timeout = 60)
@@ -198,6 +206,19 @@ Test(compat, prctl_names_the_thread, .timeout = 60)
  * waiter on it woken when the thread ends (not when the OS thread it ran
  * on does, which never comes), and PR_GET_TID_ADDRESS reads it back; 50
  * detached threads. */
+/* The program's code that libgmp calls back (a pthread_once routine, a
+ * key destructor) blocks on stdout's lock, held by a thread that must run
+ * to let go; on one processor libgmp must take the processor from it as
+ * from the program's own blocking calls. The same after a vfork child
+ * exec'd (its exec must leave nothing behind in the parent's thread). */
+Test(compat, callbacks_that_block_leave_others_running, .timeout = 60)
+{
+	const char *const one[] = {"GMPMAXPROCS=1", NULL};
+	same_as_nptl_arg("callback_block", "once", one, 20);
+	same_as_nptl_arg("callback_block", "dtor", one, 20);
+	same_as_nptl_arg("callback_block", "vfork", one, 20);
+}
+
 Test(compat, set_tid_address_word_cleared_when_the_thread_ends, .timeout = 60)
 {
 	same_as_nptl("tid_address", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);

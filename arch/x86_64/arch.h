@@ -151,6 +151,12 @@ static inline uintptr_t arch_uc_pc(const void *uc)
 	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 }
 
+/* The interrupted stack pointer in a signal handler's ucontext. */
+static inline uintptr_t arch_uc_sp(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+}
+
 /* Is the instruction at pc a system call (the kernel rewinds an
  * interrupted, restarted call to it)? */
 static inline bool arch_at_syscall(uintptr_t pc)
