@@ -429,17 +429,12 @@ top:;
 	if (!glob)
 		pp->glob_when = now;
 	bool chain_long = nx && pp->last_inherit && now - pp->chain_start >= QUEUE_FAIR_NS;
-	bool take_glob = false, take_ring = false;
-	if (glob && pp->schedtick % 61 == 0) {
-		take_glob = true;
-	} else if (!nx || chain_long) {
-		if (glob && now - pp->glob_when >= QUEUE_FAIR_NS &&
-		    (!ring || pp->glob_when <= pp->ring_when))
-			take_glob = true;
-		else if (chain_long)
-			take_ring = ring;
-		if (chain_long && !ring)
-			take_glob = glob;
+	bool take_glob = glob && pp->schedtick % 61 == 0, take_ring = false;
+	if (!take_glob && (!nx || chain_long)) {
+		bool glob_late = glob && now - pp->glob_when >= QUEUE_FAIR_NS &&
+				 (!ring || pp->glob_when <= pp->ring_when);
+		take_glob = glob_late || (chain_long && !ring && glob);
+		take_ring = !take_glob && chain_long && ring;
 	}
 	if (take_glob) {
 		rt_lock(&sched.lock);

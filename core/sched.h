@@ -134,7 +134,8 @@ struct m {
 	 * TLS of a G that may be running elsewhere. 0: none. */
 	uintptr_t own_tp;
 	/* The G this M is dedicated to (pinned with an affinity mask, or the
-	 * owner of a priority-protect mutex) and only runs; written before the M is published. */
+	 * owner of a priority-protect mutex) and only runs; written before
+	 * the M is published. */
 	struct g *lockedg;
 	/* Kernel CPU mask the M's thread applies to itself when it starts
 	 * (a pinned G's M); NULL: the process's. */
@@ -311,11 +312,12 @@ int sched_retake(int64_t now);
  * that M SCHED_SIG with si_code SCHED_SIG_RETAKE; the handler, on the M
  * itself, turns the state into a system call of the G (as
  * g_syscall_enter would have) when the interrupted code is not libgmp's
- * nor code libgmp called and goes on after (g->inlib: glibc, a callback;
- * the program's signal handlers libgmp runs at its safe points count as
- * the program's), and sysmon retakes the P as from any system call. The interrupted call
- * is restarted by the kernel (SA_RESTART). The G takes a P back at its
- * next entry into libgmp (gmp_reenter). Returns how many Ms were asked.
+ * nor code libgmp called and goes on after (g->inlib: glibc; the
+ * program's code libgmp runs at its safe points, GMP_PROGRAM, counts as
+ * the program's), and sysmon retakes the P as from any system call. The
+ * interrupted call is restarted by the kernel (SA_RESTART). The G takes
+ * a P back at its next entry into libgmp (gmp_reenter). Returns how many
+ * Ms were asked.
  */
 #define SCHED_SIG SIGURG
 #define SCHED_SIG_RETAKE (-0x48)
@@ -398,8 +400,8 @@ int64_t sched_timesleepuntil(void);
 /* Give an M the P pp (idle M, else a new one) and wake it. TLS-free. */
 void m_start(struct p *pp, bool spinning);
 /* A dedicated M for gp (pinned to mask when mask is not NULL; else for
- * a priority-protect mutex). Valid TLS (starts a thread). Returns 0 or an errno value. gp runs
- * only there from its next scheduling on. */
+ * a priority-protect mutex). Valid TLS (starts a thread). Returns 0 or an
+ * errno value. gp runs only there from its next scheduling on. */
 int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size);
 /* Change the kernel CPU mask of a G's dedicated M. Valid TLS. Returns 0
  * or an errno value. */

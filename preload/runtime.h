@@ -65,14 +65,18 @@ static inline void gmp_lib_leave(struct gmp_lib_scope *s)
 	struct gmp_lib_scope gmp_lib_scope_ __attribute__((cleanup(gmp_lib_leave))) = \
 		gmp_lib_enter()
 
-/* Start of every interposed function: make sure the runtime is up, and
- * in pass-through mode hand the call to glibc; then the G is inside
+/* Make sure the runtime is up, and in pass-through mode hand the call to
+ * glibc: the first half of every entry below. */
+#define GMP_PASS(name, ...) \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough)) \
+		return real_##name(__VA_ARGS__)
+
+/* Start of every interposed function: GMP_PASS, then the G is inside
  * libgmp until the function returns. Used as a statement, at the top of
  * the function's body. */
 #define GMP_ENTRY(name, ...) \
-	gmp_init(); \
-	if (unlikely(gmp_passthrough)) \
-		return real_##name(__VA_ARGS__); \
+	GMP_PASS(name, __VA_ARGS__); \
 	GMP_LIB_SCOPE; \
 	gmp_reenter()
 
@@ -93,9 +97,7 @@ static inline void gmp_lib_leave(struct gmp_lib_scope *s)
  * parent's, the count would stay on the parent's G for good. They park
  * nowhere. */
 #define GMP_ENTRY_EXEC(name, ...) \
-	gmp_init(); \
-	if (unlikely(gmp_passthrough)) \
-		return real_##name(__VA_ARGS__); \
+	GMP_PASS(name, __VA_ARGS__); \
 	gmp_reenter()
 
 /* GMP_ENTRY without gmp_reenter or the scope, for the hottest entries
@@ -103,9 +105,7 @@ static inline void gmp_lib_leave(struct gmp_lib_scope *s)
  * nor anything outside libgmp; their slow paths open the scope
  * (GMP_LIB_SCOPE) and call gmp_reenter before they may park. */
 #define GMP_ENTRY_LIGHT(name, ...) do { \
-	gmp_init(); \
-	if (unlikely(gmp_passthrough)) \
-		return real_##name(__VA_ARGS__); \
+	GMP_PASS(name, __VA_ARGS__); \
 } while (0)
 
 /* A G that calls into libgmp from inside a call made as a system call

@@ -89,11 +89,12 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 }
 
 /* Raise sig with info on this OS thread: its handler runs before the
- * system call returns. libgmp's own system call, not glibc's syscall(). */
-static void reinject(int sig, siginfo_t *info)
+ * system call returns. libgmp's own system call, not glibc's syscall():
+ * 0 or -errno. */
+static long reinject(int sig, const siginfo_t *info)
 {
-	arch_syscall4(SYS_rt_tgsigqueueinfo, arch_syscall0(SYS_getpid), arch_syscall0(SYS_gettid),
-		      sig, info);
+	return arch_syscall4(SYS_rt_tgsigqueueinfo, arch_syscall0(SYS_getpid),
+			     arch_syscall0(SYS_gettid), sig, info);
 }
 
 /* Raise gp's pending signals on this OS thread, one by one: each
@@ -404,8 +405,7 @@ int gmp_signal_g(struct g *gp, const siginfo_t *info)
 	struct g *me = getg();
 	if (gp == me && !(ld_rlx(&me->sigmask) & sigq_bit(info->si_signo))) {
 		me->sig_reinject = info->si_signo;
-		long r = arch_syscall4(SYS_rt_tgsigqueueinfo, arch_syscall0(SYS_getpid),
-				       arch_syscall0(SYS_gettid), info->si_signo, info);
+		long r = reinject(info->si_signo, info);
 		return r < 0 ? (int)-r : 0;
 	}
 	if (!sigq_post(gp, info))

@@ -53,11 +53,9 @@ static void *thread(void *arg)
 
 static void wait_zero(int *w)
 {
-	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) != 0) {
-		int v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-		if (v != 0)
-			syscall(SYS_futex, w, FUTEX_WAIT, v, NULL, NULL, 0);
-	}
+	int v;
+	while ((v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, w, FUTEX_WAIT, v, NULL, NULL, 0);
 }
 
 static void on_alarm(int sig)
