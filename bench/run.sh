@@ -78,7 +78,8 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	"$top/bench/concurrent" "$top/bench/maxthreads" "$top/bench/cond_pingpong" \
 	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons" \
 	"$top/bench/pipe_pingpong" "$top/bench/echo_server" "$top/bench/echo_load" \
-	"$top/bench/file_compute" "$top/bench/syscall_latency" "$top/bench/cpu_fairness"; do
+	"$top/bench/file_compute" "$top/bench/syscall_latency" "$top/bench/cpu_fairness" \
+	"$top/bench/timer_lateness"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
@@ -108,7 +109,9 @@ echo_100|100 0.5 0.3|30|$reps
 echo_2000|2000 0.5 0.3|60|$reps
 file_compute|16 4 2 30000 8|60|$reps
 syscall_latency|200|30|$reps||1
-cpu_fairness|8 0.3|30|$reps||2"
+cpu_fairness|8 0.3|30|$reps||2
+timer_lateness@read|read 4 0.3|30|$reps
+timer_lateness@kill|kill 4 0.3|30|$reps"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
@@ -123,7 +126,9 @@ echo_100|100 3 1|60|$reps
 echo_2000|2000 3 1|90|$reps
 file_compute|64 4 2 300000 32|120|$reps
 syscall_latency|2000|60|$reps||1
-cpu_fairness|8 2|60|$reps||2"
+cpu_fairness|8 2|60|$reps||2
+timer_lateness@read|read 4 2|60|$reps
+timer_lateness@kill|kill 4 2|60|$reps"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -144,7 +149,7 @@ mem_avail_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 # near 32,000 threads, which the usual 500 ms suits: it is released sooner.
 echo "$plan" | while IFS='|' read -r w args to n nargs wprocs; do
 	[ -n "$nargs" ] || nargs=$args
-	case $w in echo_*) base=echo ;; *) base=$w ;; esac
+	case $w in echo_*) base=echo ;; *@*) base=${w%@*} ;; *) base=$w ;; esac
 	if [ -n "$only" ] && ! echo ",$only," | grep -q -e ",$w," -e ",$base,"; then
 		continue
 	fi
@@ -383,6 +388,16 @@ END {
 		measure(w, lbl, "fairness (fewest / most per thread)", "fairness", "%.3f", 1, "")
 		measure(w, lbl, "min share (fewest / mean per thread)", "min_share", "%.3f", 1, "")
 		measure(w, lbl, "main thread wake-up lateness, ms", "late_ms", "%.2f", 1, "time")
+	}
+	for (x = 1; x <= 2; x++) {
+		w = x == 1 ? "timer_lateness@read" : "timer_lateness@kill"
+		if (!order[w]) continue
+		lbl = "timer_lateness (main sleeps 1 ms at a time while " size(w, "threads") " threads loop on " \
+			(x == 1 ? "read() of a cached file" : "kill() to the process") ", " sprintf("%g", size(w, "seconds")) " s)"
+		measure(w, lbl, "wake-up lateness, median ms", "median_late_ms", "%.3f", 1, "time")
+		measure(w, lbl, "wake-up lateness, p99 ms", "p99_late_ms", "%.3f", 1, "time")
+		measure(w, lbl, "wake-up lateness, worst ms", "max_late_ms", "%.3f", 1, "time")
+		measure(w, lbl, "loopers' calls per second, thousands", "calls_per_sec", "%.0f", 1e3, "rate")
 	}
 	print ""
 	nf = 0

@@ -136,5 +136,10 @@ run_echo 20 0.3 0.2
 procs=2
 run cpu_fairness threads=4 4 0.2
 procs=
+
+# A sleeper among threads that loop on fast calls and never wait: each
+# call's door is where they give the processor up.
+run timer_lateness mode=read read 4 0.2
+run timer_lateness mode=kill kill 4 0.2
 rm -f "$out"
 exit $status

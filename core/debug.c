@@ -29,6 +29,7 @@ void debug_stats(struct rt_stats *st)
 	st->sysmon_polls = ld_rlx(&sched.nnetpoll_sysmon);
 	st->sysmon_timers = ld_rlx(&sched.nsysmon_timers);
 	st->preemptions = ld_rlx(&sched.npreempt);
+	st->door_preemptions = ld_rlx(&sched.npreempt_door);
 	st->handoffs = ld_rlx(&sched.nhandoff);
 	for (int r = 0; r < WAIT_NREASON; r++) {
 		st->waits[r] = 0;
@@ -51,12 +52,13 @@ void debug_schedtrace(bool detail)
 	n = rt_snprintf(line, sizeof line,
 			"SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
 			"idlethreads=%d runqueue=%d gs=%ld retakes=%lu blocked=%lu "
-			"netpollwakes=%lu preempts=%lu [",
+			"netpollwakes=%lu preempts=%lu doorpreempts=%lu [",
 			(long)ms, sched.gomaxprocs, ld_rlx(&sched.npidle), threads + sysmon_running(),
 			ld_rlx(&sched.nmspinning), idle, ld_rlx(&sched.runqsize),
 			(long)ld_rlx(&sched.nlive), (unsigned long)ld_rlx(&sched.nretake),
 			(unsigned long)ld_rlx(&sched.nblocked), (unsigned long)ld_rlx(&sched.nnetpollg),
-			(unsigned long)ld_rlx(&sched.npreempt));
+			(unsigned long)ld_rlx(&sched.npreempt),
+			(unsigned long)ld_rlx(&sched.npreempt_door));
 	for (int i = 0; i < sched.gomaxprocs && n < (int)sizeof line - 16; i++)
 		n += rt_snprintf(line + n, sizeof line - (size_t)n, i ? " %u" : "%u",
 				 runq_len(sched.allp[i]));

@@ -27,6 +27,7 @@ struct rt_stats {
 	uint64_t sysmon_polls;		/* network polls by sysmon that woke Gs */
 	uint64_t sysmon_timers;		/* Ms sysmon woke for overdue timers */
 	uint64_t preemptions;		/* Gs preempted asynchronously */
+	uint64_t door_preemptions;	/* Gs that yielded at a door when asked */
 	uint64_t handoffs;		/* Ps handed to another M because a G blocked */
 	uint64_t waits[WAIT_NREASON];	/* parks by reason */
 	int gomaxprocs;

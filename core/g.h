@@ -91,6 +91,10 @@ struct gstack {
 	bool tls_ready;		/* a TCB at the top has had its DTV allocated */
 };
 
+/* g->door: requests served at the G's next door (core/door.h) */
+#define DOOR_PREEMPT	0x1u	/* yield */
+#define DOOR_SIGNAL	0x2u	/* run the handlers of signals routed to it */
+
 #define G_MAGIC 0x47475f474d50ull	/* "PMG_GG": a live or dead G */
 
 /* g->flags */
@@ -183,6 +187,11 @@ struct g {
 	 * read (and a stale count reset) by its own M's signal handler. */
 	uint32_t inlib;
 	uintptr_t inlib_sp;
+	/* Requests served at the G's next door (core/door.h: DOOR_PREEMPT,
+	 * DOOR_SIGNAL): set by sysmon's signal handler on the G's M, by
+	 * g_syscall_exit, by signal routers; cleared by the G (and
+	 * DOOR_PREEMPT by execute, which starts a new slice). */
+	_Atomic uint32_t door;
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */

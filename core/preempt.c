@@ -8,6 +8,7 @@
  * libgmp.
  */
 #include "core/config.h"
+#include "core/door.h"
 #include "core/os.h"
 #include "core/sched.h"
 #include "core/sigq.h"
@@ -66,8 +67,6 @@ bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lop)
 	return sp >= lo && sp <= hi;
 }
 
-void (*sched_preempt_hook)(struct g *gp);
-
 /* Called by the preempted G, through gmp_preempt_entry. */
 static void preempt_self(void)
 {
@@ -80,35 +79,49 @@ static void preempt_self(void)
 	else
 		g_yield();
 	/* signals that came for it while it waited to run again (a G that
-	 * spins in its own code passes nowhere else) */
-	if (sched_preempt_hook && sigq_pending_for(gp))
-		sched_preempt_hook(gp);
+	 * spins in its own code passes nowhere else): this is a door */
+	if (sigq_pending_for(gp)) {
+		int e = errno;
+		door_signals(gp);
+		errno = e;
+	}
 }
 
-/* Preempt the G running on mp, the signalled M, if it is at a safe
- * point. */
-static void preempt_here(struct m *mp, void *uc)
+/* May the G running on mp, the signalled M, be stopped where uc says
+ * it is? *lo: its stack's lowest usable address. */
+static bool safe_point(struct m *mp, struct g *gp, void *uc, uintptr_t *lo)
 {
-	if (!ready || mp->in_fork)
-		return;
-	struct g *gp = mp->curg;
-	if (!gp || gp->m != mp || gp->preemptoff || arch_tp() != gp->tcb)
-		return;
+	if (gp->preemptoff || arch_tp() != gp->tcb)
+		return false;
 	uint32_t st = g_status(gp);
 	if (!(st == G_RUNNING && mp->p) && !(st == G_SYSCALL && ld_acq(&mp->blocked)))
-		return;
+		return false;
 	/* not in libc & co; and not a system call the thread made itself,
 	 * which the kernel restarts at the instruction (sysmon's blocked-M
 	 * retake is for that) */
 	uintptr_t pc = arch_uc_pc(uc);
 	if (unsafe_pc(pc) || arch_at_syscall(pc))
-		return;
+		return false;
 	/* only on the G's own stack: not g0, not a stack the program
 	 * switched to itself (its size is unknown) */
-	uintptr_t lo;
-	if (!g_stack_bounds(gp, arch_uc_sp(uc), &lo))
+	return g_stack_bounds(gp, arch_uc_sp(uc), lo);
+}
+
+/* Preempt the G running on mp, the signalled M, if it is at a safe
+ * point; else ask it to yield at its next door (core/door.h). A G in
+ * the middle of a switch gets the request too: execute voids it. */
+static void preempt_here(struct m *mp, void *uc)
+{
+	if (!ready || mp->in_fork)
 		return;
-	arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
+	struct g *gp = mp->curg;
+	if (!gp || gp->m != mp)
+		return;
+	uintptr_t lo;
+	if (safe_point(mp, gp, uc, &lo))
+		arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
+	else
+		atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
 }
 
 void sched_sig_request(void *uc)
@@ -136,7 +149,10 @@ int sched_preempt_long(int64_t now, bool *waiting)
 	bool global_waits = ld_rlx(&sched.runqsize) != 0;
 	for (int i = 0; i < sched.gomaxprocs; i++) {
 		struct p *pp = sched.allp[i];
-		if (ld_acq(&pp->status) != P_RUNNING) {
+		/* a G that makes one short system call after another keeps
+		 * its P (P_SYSCALL in between) and its slice runs on */
+		uint32_t pst = ld_acq(&pp->status);
+		if (pst != P_RUNNING && pst != P_SYSCALL) {
 			pp->preempt_when = 0;
 			continue;
 		}
@@ -157,6 +173,14 @@ int sched_preempt_long(int64_t now, bool *waiting)
 		}
 		if (now - pp->preempt_when < slice || now - pp->preempt_sent < PREEMPT_RETRY_NS)
 			continue;
+		if (pst == P_SYSCALL) {
+			/* no signal, which would interrupt the call: the G
+			 * yields at the door after it (g_syscall_exit) */
+			st_rlx(&pp->preempt_req, true);
+			pp->preempt_sent = now;
+			n++;
+			continue;
+		}
 		struct m *mp = pp->m;
 		if (mp && ask(mp, now, &pp->preempt_sent))
 			n++;

@@ -623,6 +623,11 @@ static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	pp->last_inherit = inherit;
 	pp->nswitch++;
 	gp->nrun++;
+	/* a new slice: requests for the old one are void */
+	if (unlikely(ld_rlx(&gp->door) & DOOR_PREEMPT))
+		atomic_fetch_and_explicit(&gp->door, ~DOOR_PREEMPT, memory_order_relaxed);
+	if (unlikely(ld_rlx(&pp->preempt_req)))
+		st_rlx(&pp->preempt_req, false);
 	set_kmask(mp, ld_rlx(&gp->sigmask));
 	uintptr_t fs = gp->tcb;
 	if (fs == mp->fs)
@@ -883,6 +888,11 @@ void g_syscall_exit(void)
 		mp->p = pp;
 		pp->m = mp;
 		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+		/* its slice ended during the call: yield at the next door */
+		if (unlikely(ld_rlx(&pp->preempt_req))) {
+			st_rlx(&pp->preempt_req, false);
+			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
+		}
 		return;
 	}
 	rt_lock(&sched.lock);
@@ -1064,7 +1074,10 @@ void g_sleep_until(int64_t when)
 	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
 		g_syscall_exit();
-
+	if (when <= rt_nanotime()) {
+		g_yield();	/* "sleep 0 to let others run" */
+		return;
+	}
 	g_timer_prepare(gp, when, g_arm(gp));
 	g_park(sleep_unlock, NULL, WAIT_SLEEP);
 	/* woken early (cancellation): the timer must not stay queued, the
@@ -1083,6 +1096,7 @@ static void goexit0(void *arg)
 	g_casstatus(gp, G_RUNNING, G_DEAD);
 	dropg(mp, gp);
 	trace_ev(mp, TR_EXIT, gp, 0);
+	sigq_g_exited(gp);
 	/* set_tid_address: 0 in the word and one waiter woken (a G, else
 	 * one the kernel holds), as Linux does at a thread's end; here,
 	 * off the G's stack, which the waiter may free */

@@ -85,6 +85,10 @@ struct p {
 	bool last_inherit;
 	int64_t chain_start;
 	int64_t preempt_when, preempt_sent;
+	/* sysmon asks the G that runs here to yield while it is in a system
+	 * call (no signal: it would interrupt the call); g_syscall_exit
+	 * turns it into the G's door request, execute clears it. */
+	_Atomic bool preempt_req;
 
 	/* Local run queue: a single-producer (the owner), multi-consumer
 	 * ring. The owner writes tail and slots; anyone may CAS head to take
@@ -210,6 +214,7 @@ struct sched {
 	_Atomic uint64_t nnetpollg;	/* Gs readied because a descriptor became ready */
 	_Atomic uint64_t nsysmon_timers;	/* Ms sysmon woke for overdue timers */
 	_Atomic uint64_t npreempt;	/* Gs preempted asynchronously */
+	_Atomic uint64_t npreempt_door;	/* Gs that yielded at a door when asked */
 	_Atomic uint64_t nhandoff;	/* Ps handed to another M (a G blocked) */
 	int64_t start_ns;
 };
@@ -360,9 +365,6 @@ int sched_preempt_long(int64_t now, bool *waiting);
  * point is preempted. One handler for both because standard signals do
  * not queue: one request may arrive for both. */
 void sched_sig_request(void *uc);
-/* Run by a preempted G once it runs again, when signals wait for it
- * (preload: deliver them). */
-extern void (*sched_preempt_hook)(struct g *gp);
 
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
@@ -380,7 +382,8 @@ void g_timer_prepare(struct g *gp, int64_t when, uint64_t seq);
  * switches, more than the few hundred cycles the spin may take. Any
  * thread with valid TLS. */
 bool sched_can_spin(int iter);
-/* Sleep the calling G until CLOCK_MONOTONIC reaches `when` (ns). */
+/* Sleep the calling G until CLOCK_MONOTONIC reaches `when` (ns); a time
+ * already reached yields the processor. */
 void g_sleep_until(int64_t when);
 /* The calling G is done: switch away for good. The caller has already run
  * every destructor and released its TLS state. */

@@ -22,23 +22,31 @@ enum { REC_FREE, REC_FILLING, REC_POSTED, REC_ROUTING, REC_ROUTED, REC_TAKING };
 struct sigrec {
 	_Atomic uint32_t state;
 	struct g *target;	/* NULL while POSTED without a target */
+	bool process;		/* posted for the process (routed to a G by sigq_poll) */
 	siginfo_t info;
 };
 
 static struct sigrec recs[SIGQ_MAX];
 static _Atomic int nposted;	/* records POSTED (routed or not yet) */
 
-/* gp->sigpend: the signals of records routed to gp (a hint, kept exact
- * enough: set by the router, recomputed by the G when it takes one). */
-static void recompute_pend(struct g *gp)
+/* gp->sigpend: the signals of records routed to gp. The router marks
+ * the record ROUTED, then sets the bit; the G, having taken a record of
+ * signal sig, clears sig's bit and then looks for another record of sig
+ * routed to it, setting the bit again if one is there. A bit is never
+ * lost: a router whose bit the clear removed had marked its record
+ * before, and the look after the clear (both read-modify-writes of
+ * sigpend, ordered) sees it. */
+static void settle_pend(struct g *gp, int sig)
 {
-	uint64_t m = 0;
+	uint64_t bit = sigq_bit(sig);
+	atomic_fetch_and_explicit(&gp->sigpend, ~bit, memory_order_acq_rel);
 	for (int i = 0; i < SIGQ_MAX; i++) {
 		struct sigrec *r = &recs[i];
-		if (ld_acq(&r->state) == REC_ROUTED && r->target == gp)
-			m |= sigq_bit(r->info.si_signo);
+		if (ld_acq(&r->state) == REC_ROUTED && r->target == gp && r->info.si_signo == sig) {
+			atomic_fetch_or_explicit(&gp->sigpend, bit, memory_order_acq_rel);
+			return;
+		}
 	}
-	st_rel(&gp->sigpend, m);
 }
 
 void sysmon_kick(void);
@@ -60,6 +68,7 @@ bool sigq_post(struct g *target, const siginfo_t *info)
 		    !cas_val(&recs[i].state, (uint32_t)REC_FREE, (uint32_t)REC_FILLING))
 			continue;
 		recs[i].target = target;
+		recs[i].process = target == NULL;
 		recs[i].info = *info;
 		st_rel(&recs[i].state, (uint32_t)REC_POSTED);
 		xadd(&nposted, 1);
@@ -164,6 +173,37 @@ static void kick(struct g *gp, int sig, struct p *pp)
 	 * when it next passes through libgmp */
 }
 
+/* A record (ROUTING) whose G ended before it took it: a process signal
+ * goes back to be routed to another thread, as the kernel would have
+ * delivered it to one that takes it; a thread's is dropped with its
+ * thread, as Linux drops it. */
+static void give_back(struct sigrec *r)
+{
+	if (!r->process) {
+		st_rel(&r->state, (uint32_t)REC_FREE);
+		return;
+	}
+	r->target = NULL;
+	xadd(&nposted, 1);
+	st_rel(&r->state, (uint32_t)REC_POSTED);
+	st_rel(&sched.sigpoll, 1);
+	sysmon_kick();
+}
+
+void sigq_g_exited(struct g *gp)
+{
+	/* gp is DEAD (stored before); a router that routed to it before
+	 * seeing that looks again after its own store (sigq_poll) */
+	fence_seq();
+	for (int i = 0; i < SIGQ_MAX; i++) {
+		struct sigrec *r = &recs[i];
+		if (ld_acq(&r->state) == REC_ROUTED && r->target == gp &&
+		    cas_val(&r->state, (uint32_t)REC_ROUTED, (uint32_t)REC_ROUTING))
+			give_back(r);
+	}
+	st_rel(&gp->sigpend, (uint64_t)0);
+}
+
 void sigq_poll(struct p *pp)
 {
 	if (!ld_acq(&sched.sigpoll))
@@ -189,7 +229,19 @@ void sigq_poll(struct p *pp)
 		xadd(&nposted, -1);
 		r->target = gp;
 		st_rel(&r->state, (uint32_t)REC_ROUTED);
+		fence_seq();
+		if (!live(gp)) {
+			/* it ended meanwhile; sigq_g_exited may have missed this
+			 * record: whoever moves it out of ROUTED gives it back */
+			if (cas_val(&r->state, (uint32_t)REC_ROUTED, (uint32_t)REC_ROUTING))
+				give_back(r);
+			continue;
+		}
 		atomic_fetch_or_explicit(&gp->sigpend, sigq_bit(sig), memory_order_release);
+		/* its handler runs at the G's next door, wherever the nudge
+		 * below finds it */
+		if (!(ld_rlx(&gp->sigmask) & sigq_bit(sig)))
+			atomic_fetch_or_explicit(&gp->door, DOOR_SIGNAL, memory_order_release);
 		kick(gp, sig, pp);
 	}
 }
@@ -222,7 +274,7 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 			xadd(&nposted, -1);
 		st_rel(&r->state, (uint32_t)REC_FREE);
 		if (mine)
-			recompute_pend(gp);
+			settle_pend(gp, out->si_signo);
 		return true;
 	}
 	return false;

@@ -37,6 +37,10 @@ static inline uint64_t sigq_bit(int sig)
  * the same target are merged, as the kernel does. Returns false when
  * the queue is full. */
 bool sigq_post(struct g *target, const siginfo_t *info);
+/* gp ended (its status is DEAD): process signals routed to it and not
+ * yet taken go back to be routed to another thread; its own are
+ * dropped. TLS-free. */
+void sigq_g_exited(struct g *gp);
 /* In the child of fork: nothing pending (as the kernel does for it);
  * gp is the only G left. */
 void sigq_after_fork(struct g *gp);

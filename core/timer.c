@@ -7,6 +7,9 @@
 #include "core/sched.h"
 #include "core/os.h"
 #include "core/trace.h"
+#include "core/real.h"
+
+#include <errno.h>
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -163,4 +166,28 @@ int64_t timers_run(struct p *pp, struct p *runner, int64_t now)
 uint32_t timers_len(struct p *pp)
 {
 	return pp->timers.len;
+}
+
+int timer_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline)
+{
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)
+		return EINVAL;
+	if (abs->tv_sec < 0) {
+		*deadline = 1;		/* long past */
+		return 0;
+	}
+	int64_t now = rt_nanotime();
+	int64_t t;
+	if (abs->tv_sec > INT64_MAX / 2000000000) {
+		t = INT64_MAX / 2;	/* effectively never */
+	} else {
+		t = (int64_t)abs->tv_sec * 1000000000 + abs->tv_nsec;
+		if (clk != CLOCK_MONOTONIC) {
+			struct timespec cur;
+			real_clock_gettime(clk, &cur);
+			t = now + (t - ((int64_t)cur.tv_sec * 1000000000 + cur.tv_nsec));
+		}
+	}
+	*deadline = t > 0 ? t : 1;
+	return 0;
 }

@@ -13,6 +13,8 @@
 
 #include "core/lock.h"
 
+#include <time.h>
+
 struct p;
 
 struct timer {
@@ -50,5 +52,13 @@ bool timer_del(struct timer *t);
 int64_t timers_run(struct p *pp, struct p *runner, int64_t now);
 /* Number of queued timers (for tests and schedtrace). */
 uint32_t timers_len(struct p *pp);
+
+/*
+ * Convert an absolute timeout on clock clk (CLOCK_REALTIME or
+ * CLOCK_MONOTONIC) to a CLOCK_MONOTONIC deadline in ns, never 0 (a time
+ * already past gives a deadline in the past). Returns 0, or EINVAL for a
+ * bad tv_nsec. Valid TLS (glibc's clock_gettime).
+ */
+int timer_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline);
 
 #endif

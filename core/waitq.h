@@ -130,7 +130,7 @@ int wq_requeue(struct wq_bucket *bf, const void *from, struct wq_bucket *bt, con
  * Returns 0 when a waker popped the node (b unlocked), or ETIMEDOUT / EINTR
  * with the node removed and its bucket LOCKED (w->b: a requeue may have
  * moved it): EINTR means a signal was routed to
- * the G (run it with gmp_sig_deliver) or it was cancelled, or, for a
+ * the G (run it with door_signals) or it was cancelled, or, for a
  * thread that is not a G, a signal interrupted its sleep.
  */
 int wq_wait(struct wq_bucket *b, struct waiter *w, uint8_t reason);

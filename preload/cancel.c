@@ -33,12 +33,10 @@
 static uintptr_t text_lo, text_hi;
 static _Atomic int handler_state;	/* 0 none, 1 installing, 2 installed */
 
-void gmp_testcancel(struct g *gp)
+_Noreturn void gmp_cancel_act(struct g *gp)
 {
-	if (ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE) {
-		st_rlx(&gp->cancel_pending, 0u);
-		thread_exit_unwind(gp, PTHREAD_CANCELED);
-	}
+	st_rlx(&gp->cancel_pending, 0u);
+	thread_exit_unwind(gp, PTHREAD_CANCELED);
 }
 
 static bool is_async(struct g *gp)
@@ -121,7 +119,7 @@ GMP_EXPORT int pthread_cancel(pthread_t th)
 	struct g *me = getg();
 	if (t == me) {
 		if (me->canceltype == PTHREAD_CANCEL_ASYNCHRONOUS)
-			gmp_testcancel(me);
+			door_testcancel(me);
 		return 0;
 	}
 	/* a G waiting at a cancellation point has armed its wake-up */
@@ -144,7 +142,7 @@ GMP_EXPORT int pthread_setcancelstate(int state, int *old)
 		*old = gp->cancelstate;
 	gp->cancelstate = state;
 	if (gp->canceltype == PTHREAD_CANCEL_ASYNCHRONOUS)
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	return 0;
 }
 
@@ -160,7 +158,7 @@ GMP_EXPORT int pthread_setcanceltype(int type, int *old)
 		*old = gp->canceltype;
 	gp->canceltype = type;
 	if (type == PTHREAD_CANCEL_ASYNCHRONOUS)
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	return 0;
 }
 
@@ -172,5 +170,5 @@ GMP_EXPORT void pthread_testcancel(void)
 		real_pthread_testcancel();
 		return;
 	}
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 }

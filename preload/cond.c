@@ -111,7 +111,7 @@ static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	}
 	int64_t now = rt_nanotime(), deadline = 0, until = now + POLL_NS;
 	if (abs) {
-		int e = sync_deadline(clk, abs, &deadline);
+		int e = timer_deadline(clk, abs, &deadline);
 		if (e)
 			return e;
 		if (deadline < until)
@@ -132,10 +132,10 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 {
 	struct g *gp = getg();
 	if (gp)
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	int64_t deadline = 0;
 	if (abs) {
-		int e = sync_deadline(clk, abs, &deadline);
+		int e = timer_deadline(clk, abs, &deadline);
 		if (e)
 			return e;
 	}
@@ -164,7 +164,7 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	if (gp && ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE) {
 		if (r == 0)
 			cond_signal(c);	/* do not swallow the wake-up */
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	}
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }

@@ -16,7 +16,7 @@
 #include "preload/runtime.h"
 #include "core/lock.h"
 #include "core/sched.h"
-#include "shim/fdtab.h"
+#include "core/fdtab.h"
 
 #include <errno.h>
 #include <fcntl.h>

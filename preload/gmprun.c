@@ -126,6 +126,7 @@ static const struct {
 	{"retakes", "Ps retaken"},
 	{"blocked", "Ms found blocked"},
 	{"preemptions", "preemptions"},
+	{"door_preemptions", "preempted at doors"},
 	{"netpoll_wakeups", "netpoll wake-ups"},
 	{"sysmon_polls", "sysmon net polls"},
 	{"sysmon_timers", "sysmon timer kicks"},

@@ -9,7 +9,7 @@
  * programs keep glibc's single-threaded fast paths.
  */
 #include "preload/runtime.h"
-#include "shim/fdtab.h"
+#include "core/fdtab.h"
 #include "core/config.h"
 #include "core/os.h"
 #include "core/sched.h"

@@ -337,7 +337,7 @@ static int lock_owned(pthread_mutex_t *m, int type, int how, clockid_t clk,
 		r = trylock_plain(m);
 		if (r) {
 			int64_t deadline;
-			r = sync_deadline(clk, abs, &deadline);
+			r = timer_deadline(clk, abs, &deadline);
 			if (!r)
 				r = lock_slow(m, deadline);
 		}
@@ -476,7 +476,7 @@ static int clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 	if (!trylock_plain(m))
 		return 0;
 	int64_t deadline;
-	int r = sync_deadline(clk, abs, &deadline);
+	int r = timer_deadline(clk, abs, &deadline);
 	return r ? r : lock_slow(m, deadline);
 }
 

@@ -173,7 +173,7 @@ static int rdlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	if (how == HOW_TIMED) {
 		if (!sync_clock_ok(clk))
 			return EINVAL;
-		int e = sync_deadline(clk, abs, &deadline);
+		int e = timer_deadline(clk, abs, &deadline);
 		if (e)
 			return e;
 	}
@@ -212,7 +212,7 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	if (how == HOW_TIMED) {
 		if (!sync_clock_ok(clk))
 			return EINVAL;
-		int e = sync_deadline(clk, abs, &deadline);
+		int e = timer_deadline(clk, abs, &deadline);
 		if (e)
 			return e;
 	}

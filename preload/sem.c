@@ -152,8 +152,8 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 				/* a signal handler ends the wait; so does a
 				 * cancellation */
 				if (gp) {
-					gmp_testcancel(gp);
-					if (!gmp_sig_deliver(gp))
+					door_testcancel(gp);
+					if (!door_signals(gp))
 						continue;
 				}
 			}
@@ -165,7 +165,7 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 		if (take(g))
 			return 0;
 		if (gp)
-			gmp_testcancel(gp);
+			door_testcancel(gp);
 	}
 }
 
@@ -195,9 +195,9 @@ static int poll_glibc(sem_t *s, int64_t deadline)
 		int64_t until = now + pause;
 		if (deadline && until > deadline)
 			until = deadline;
-		gmp_sleep_until(until);
-		gmp_testcancel(gp);
-		if (gmp_sig_deliver(gp))
+		g_sleep_until(until);
+		door_testcancel(gp);
+		if (door_signals(gp))
 			return EINTR;
 		if (pause < POLL_MAX_NS)
 			pause *= 2;
@@ -212,11 +212,11 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 		return real_sem_clockwait(s, clk, abs);
 	}
 	int64_t deadline = 0;
-	if (abs && (!sync_clock_ok(clk) || sync_deadline(clk, abs, &deadline))) {
+	if (abs && (!sync_clock_ok(clk) || timer_deadline(clk, abs, &deadline))) {
 		errno = EINVAL;
 		return -1;
 	}
-	gmp_testcancel(getg());
+	door_testcancel(getg());
 	int r = poll_glibc(s, deadline);
 	if (r) {
 		errno = r;
@@ -236,11 +236,11 @@ static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
 		}
 	}
 	if (gp)
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	if (take(gs(s)))
 		return 0;
 	if (abs)
-		sync_deadline(clk, abs, &deadline);
+		timer_deadline(clk, abs, &deadline);
 	return sem_wait_slow(s, deadline);
 }
 

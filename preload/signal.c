@@ -97,27 +97,61 @@ static long reinject(int sig, const siginfo_t *info)
 			     arch_syscall0(SYS_gettid), sig, info);
 }
 
-/* Raise gp's pending signals on this OS thread, one by one: each
- * handler runs before its system call returns, with the original
- * siginfo. *restart (if asked) becomes false when a handler that ran was
- * installed without SA_RESTART. */
+/* Ask this OS thread's kernel to deliver sig with si_code SIGQ_NUDGE:
+ * the trampoline then runs, in that frame, the handlers of the records
+ * of sig routed to the G (run_routed). */
+static long nudge_self(int sig)
+{
+	siginfo_t info = {0};
+	info.si_signo = sig;
+	info.si_code = SIGQ_NUDGE;
+	return reinject(sig, &info);
+}
+
+/* In a frame the kernel made for sig on gp's OS thread (its mask
+ * applied, as for any delivery of sig): run the handler of every record
+ * of sig routed to gp, with its own siginfo. */
+static void run_routed(struct g *gp, int sig, void *uc)
+{
+	siginfo_t ri;
+	while (sigq_take_mask(gp, sigq_bit(sig) & ~ld_rlx(&gp->sigmask), false, &ri))
+		call_user(sig, &ri, uc);
+}
+
+/* Run gp's routed signals on this OS thread: for each signal it does not
+ * block, a nudge to itself, which the kernel delivers before the system
+ * call returns, with that signal's mask; the frame takes the records
+ * (run_routed). Only signals the kernel mask lets through now: one it
+ * blocks (this is inside a handler of it) stays routed, and so does one
+ * whose nudge found another of its kind pending (Linux keeps one standard
+ * signal pending of each kind); the G's next door runs them. *restart
+ * (if asked) becomes false when a handler that ran was installed without
+ * SA_RESTART. Returns how many handlers ran. */
 static int raise_pending(struct g *gp, bool *restart)
 {
-	siginfo_t info;
-	int n = 0;
-	while (sigq_take(gp, &info)) {
-		int sig = info.si_signo;
+	uint32_t start = gp->nhandled;
+	for (int round = 0; round < 64; round++) {
+		uint64_t kmask;
+		if (arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &kmask, 8) != 0)
+			break;
+		uint64_t can = ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask) & ~kmask;
+		if (!can)
+			break;
+		int sig = __builtin_ctzll(can) + 1;
 		if (restart) {
 			struct sigaction sa;
 			if (real_sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_RESTART) &&
 			    sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
 				*restart = false;
 		}
-		gp->sig_reinject = sig;
-		reinject(sig, &info);
-		n++;
+		uint32_t before = gp->nhandled;
+		nudge_self(sig);
+		if (gp->nhandled == before)
+			break;	/* nothing ran: leave it for the next door */
 	}
-	return n;
+	if (sigq_pending_for(gp))
+		atomic_fetch_or_explicit(&gp->door, DOOR_SIGNAL, memory_order_relaxed);
+	return (int)(gp->nhandled - start);
 }
 
 /* Where libgmp holds no lock of its own (its callers' contract): the
@@ -131,16 +165,6 @@ static int run_handlers(struct g *gp, bool *restart)
 	return n;
 }
 
-int gmp_sig_deliver(struct g *gp)
-{
-	return run_handlers(gp, NULL);
-}
-
-int gmp_sig_deliver_restart(struct g *gp, bool *restart)
-{
-	*restart = true;
-	return run_handlers(gp, restart);
-}
 
 static bool thread_signal(int sig, const siginfo_t *info)
 {
@@ -231,9 +255,11 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	}
 	if (info->si_code == SIGQ_NUDGE) {
 		/* whatever it interrupted, libgmp's code included, goes on
-		 * after the handlers: it must find the G as it left it */
+		 * after the handlers: it must find the G as it left it. The
+		 * kernel made this a delivery of sig (its mask applied). On
+		 * g0 or an idle M the records stay, for the G's door. */
 		if (gp)
-			raise_pending(gp, NULL);
+			run_routed(gp, sig, uc);
 		return;
 	}
 	if (gp) {
@@ -309,13 +335,6 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	return r;
 }
 
-static void deliver_after_preempt(struct g *gp)
-{
-	int e = errno;
-	gmp_sig_deliver(gp);
-	errno = e;
-}
-
 /* Under act_lock: make the kernel action of sig the trampoline, with
  * flags, the program's own action (old) kept as the one it sees and the
  * trampoline carries out. */
@@ -331,7 +350,8 @@ static void take_over_locked(int sig, const struct sigaction *old, int flags)
 
 void gmp_signal_init(void)
 {
-	sched_preempt_hook = deliver_after_preempt;
+	door_hooks.signals = run_handlers;
+	door_hooks.cancel = gmp_cancel_act;
 	sync_dump_init();
 	struct sigaction old;
 	/* faults and the dump signal, at their default action */

@@ -64,7 +64,7 @@ static uint64_t set_mask(struct g *gp, uint64_t mask)
 		 * its to run; sysmon's thread may have to take more */
 		sysmon_kick();
 		sigq_reroute(sched_my_p());
-		gmp_sig_deliver(gp);
+		door_signals(gp);
 	}
 	return old;
 }
@@ -213,17 +213,17 @@ static bool take_pending(struct g *gp, uint64_t want, siginfo_t *info)
 static int wait_for(struct g *gp, uint64_t want, int64_t deadline, bool restart, siginfo_t *info)
 {
 	want &= ~(RESERVED | UNBLOCKABLE);
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 	gmp_sig_catch(want);
 	for (;;) {
 		if (take_pending(gp, want, info))
 			return info->si_signo;
-		if (gmp_sig_deliver(gp) && !restart)
+		if (door_signals(gp) && !restart)
 			return -EINTR;
 		if (deadline && rt_nanotime() >= deadline)
 			return -EAGAIN;
 		sig_park(gp, want, deadline);
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	}
 }
 
@@ -286,7 +286,7 @@ GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct t
 /* Wait with the mask `mask` until a handler has run on this G. */
 static int suspend(struct g *gp, uint64_t mask)
 {
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 	uint32_t handled = gp->nhandled;
 	/* signals the new mask lets through run at once, on this G: those
 	 * the kernel holds when the mask is applied, and libgmp's */
@@ -294,8 +294,8 @@ static int suspend(struct g *gp, uint64_t mask)
 	mask = ld_rlx(&gp->sigmask);
 	while (gp->nhandled == handled) {
 		sig_park(gp, ~mask & ~(RESERVED | UNBLOCKABLE), 0);
-		gmp_sig_deliver(gp);
-		gmp_testcancel(gp);
+		door_signals(gp);
+		door_testcancel(gp);
 	}
 	set_mask(gp, old);
 	errno = EINTR;

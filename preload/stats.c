@@ -53,13 +53,14 @@ __attribute__((destructor)) static void stats_at_exit(void)
 	dprintf(fd, "pid=%d threads_created=%llu peak_threads=%lld peak_os_threads=%d "
 		    "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
 		    "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu "
-		    "preemptions=%llu handoffs=%llu%s\n",
+		    "preemptions=%llu door_preemptions=%llu handoffs=%llu%s\n",
 		(int)getpid(), (unsigned long long)st.threads_created,
 		(long long)st.peak_live, st.os_threads, (unsigned long long)st.switches,
 		(unsigned long long)st.steals, st.gomaxprocs, (unsigned long long)st.syscalls,
 		(unsigned long long)st.retakes, (unsigned long long)st.blocked,
 		(unsigned long long)st.netpoll_wakeups, (unsigned long long)st.sysmon_polls,
 		(unsigned long long)st.sysmon_timers, (unsigned long long)st.preemptions,
+		(unsigned long long)st.door_preemptions,
 		(unsigned long long)st.handoffs, waits);
 	close(fd);
 }

@@ -13,6 +13,7 @@
 
 #include "preload/runtime.h"
 #include "core/os.h"
+#include "core/timer.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -34,13 +35,6 @@ static inline int sync_self_id(void)
  * for (core/dump.h). */
 void sync_dump_init(void);
 
-/*
- * Convert an absolute timeout on clock clk (CLOCK_REALTIME or
- * CLOCK_MONOTONIC) to a CLOCK_MONOTONIC deadline in ns, never 0 (a time
- * already past gives a deadline in the past). Returns 0, or EINVAL for a
- * bad tv_nsec.
- */
-int sync_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline);
 static inline bool sync_clock_ok(clockid_t clk)
 {
 	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;

@@ -250,7 +250,7 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 	if (t == me)
 		return EDEADLK;
 	if (me && deadline >= 0)
-		gmp_testcancel(me);	/* a cancellation point (not tryjoin) */
+		door_testcancel(me);	/* a cancellation point (not tryjoin) */
 	rt_lock(&t->lock);
 	if (deadline < 0 && !t->exited) {
 		/* tryjoin: "still running" comes before any other answer */
@@ -298,8 +298,8 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 					break;
 				t->joiner = NULL;
 				rt_unlock(&t->lock);
-				gmp_sig_deliver(me);
-				gmp_testcancel(me);
+				door_signals(me);
+				door_testcancel(me);
 				if (deadline && rt_nanotime() >= deadline)
 					return ETIMEDOUT;
 				rt_lock(&t->lock);
@@ -431,7 +431,7 @@ GMP_EXPORT int sched_yield(void)
 	if (!gp)
 		return real_sched_yield();
 	g_yield();
-	gmp_sig_deliver(gp);
+	door_signals(gp);
 	return 0;
 }
 

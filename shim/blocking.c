@@ -12,7 +12,7 @@
  * A call back into libgmp from inside (a signal handler) takes the P
  * back first (gmp_reenter).
  */
-#include "preload/runtime.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  * G's fake tid) read the time the G has spent running instead. Every other
  * clock goes straight to glibc.
  */
-#include "preload/runtime.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>

@@ -11,8 +11,8 @@
  * (execv, execvp, execvpe, execl, execlp, execle, fexecve) are each
  * interposed for that reason.
  */
-#include "shim/fdtab.h"
-#include "preload/runtime.h"
+#include "core/fdtab.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>

@@ -7,8 +7,8 @@
  * entry from a descriptor closed where libgmp could not see it, which is
  * dropped here.
  */
-#include "shim/fdtab.h"
-#include "preload/runtime.h"
+#include "core/fdtab.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>

@@ -20,10 +20,11 @@
  * spuriously), -1 with EAGAIN when the word did not hold the expected
  * value, ETIMEDOUT, or EINTR when a signal handler ran.
  */
-#include "preload/sync.h"
+#include "core/door.h"
+#include "core/timer.h"
 #include "core/sched.h"
 #include "core/waitq.h"
-#include "shim/fdtab.h"
+#include "core/fdtab.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -59,7 +60,7 @@ static long futex_wait(_Atomic uint32_t *addr, int op, uint32_t val,
 				deadline = 1;
 		} else {
 			clockid_t clk = (op & FUTEX_CLOCK_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-			sync_deadline(clk, ts, &deadline);
+			timer_deadline(clk, ts, &deadline);
 		}
 	}
 	int r;
@@ -83,7 +84,7 @@ static long futex_wait(_Atomic uint32_t *addr, int op, uint32_t val,
 	}
 	if (r == EINTR) {
 		struct g *gp = getg();
-		if (gp && !gmp_sig_deliver(gp))
+		if (gp && !door_signals(gp))
 			return 0;	/* not a signal: a spurious wake-up */
 	}
 	return r ? fail(r) : 0;
@@ -157,6 +158,13 @@ GMP_EXPORT long syscall(long nr, ...)
 		}
 	}
 	if (nr != SYS_futex) {
+		/* the program's own system call, behind an entry door: a
+		 * loop of them shares its processor like any other */
+		struct g *gp = getg();
+		if (gp) {
+			door_reenter(gp);
+			door_check(gp);
+		}
 		/* Reads, writes and closes of descriptors libgmp made
 		 * non-blocking go where read/write/close would, so that the
 		 * program sees them block as it asked. Everything else goes to

@@ -69,9 +69,9 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w)
 	case ETIMEDOUT:
 		return EAGAIN;
 	case EINTR: {
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 		bool restart;
-		if (gmp_sig_deliver_restart(gp, &restart) && (!restart || !w->restartable || timeo))
+		if (door_signals_restart(gp, &restart) && (!restart || !w->restartable || timeo))
 			return EINTR;
 		return 0;
 	}
@@ -89,7 +89,7 @@ GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, SYS_READ(fd, buf, n));
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, false, SYS_READ(fd, buf, n));
 }
 
@@ -107,7 +107,7 @@ GMP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, real_readv(fd, iov, n));
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, false, SYS_READV(fd, iov, n));
 }
 
@@ -141,7 +141,7 @@ GMP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct socka
 		return IO_SYSCALL(ssize_t, true, real_recvfrom(fd, buf, n, flags, addr, alen));
 	}
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	return recv_loop(fd, e, buf, n, flags, addr, alen);
 }
 
@@ -175,7 +175,7 @@ GMP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 		return IO_SYSCALL(ssize_t, true, SYS_RECVMSG(fd, msg, flags));
 	}
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, SYS_RECVMSG(fd, msg, flags));
 }
 
@@ -190,7 +190,7 @@ GMP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags,
 		return IO_SYSCALL(int, true, real_recvmmsg(fd, vec, n, flags, timeout));
 	}
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	/* waits for the first message; the rest are what is there */
 	return (int)IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT,
 			      real_recvmmsg(fd, vec, n, flags, timeout));
@@ -205,7 +205,7 @@ GMP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, real_write(fd, buf, n));
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	size_t done = 0;
 	for (;;) {
 		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, false,
@@ -229,7 +229,7 @@ GMP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 		return IO_SYSCALL(ssize_t, true, real_sendto(fd, buf, n, flags, addr, alen));
 	}
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	bool once = flags & MSG_DONTWAIT;
 	size_t done = 0;
 	for (;;) {
@@ -340,7 +340,7 @@ GMP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, real_writev(fd, iov, n));
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	return writev_all(fd, e, iov, n, NULL, 0);
 }
 
@@ -354,7 +354,7 @@ GMP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		return IO_SYSCALL(ssize_t, true, real_sendmsg(fd, msg, flags));
 	}
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	if (msg->msg_iovlen > 1024) {
 		errno = EMSGSIZE;
 		return -1;
@@ -372,7 +372,7 @@ GMP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 		return IO_SYSCALL(int, true, real_sendmmsg(fd, vec, n, flags));
 	}
 	if (getg())
-		gmp_testcancel(getg());
+		door_testcancel(getg());
 	bool once = (flags & MSG_DONTWAIT) || (ld_rlx(&e->flags) & FD_USER_NB);
 	unsigned done = 0;
 	while (done < n) {

@@ -5,8 +5,8 @@
 #ifndef GMP_SHIM_IO_H
 #define GMP_SHIM_IO_H
 
-#include "preload/runtime.h"
-#include "shim/fdtab.h"
+#include "core/door.h"
+#include "core/fdtab.h"
 #include "core/sched.h"
 
 #include <errno.h>

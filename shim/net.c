@@ -118,7 +118,7 @@ GMP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags
 		r = IO_SYSCALL(int, true, real_accept4(fd, addr, alen, flags | SOCK_NONBLOCK));
 	} else {
 		if (getg())
-			gmp_testcancel(getg());
+			door_testcancel(getg());
 		r = (int)IO_POLLED(fd, e, NP_READ, true, false,
 				   SYS_ACCEPT4(fd, addr, alen, flags | SOCK_NONBLOCK));
 	}
@@ -152,7 +152,7 @@ GMP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
 		return IO_SYSCALL(int, true, real_connect(fd, addr, alen));
 	struct g *gp = getg();
 	if (gp)
-		gmp_testcancel(gp);
+		door_testcancel(gp);
 	struct pdesc *pd = ld_acq(&e->pd);
 	if (pd)
 		netpoll_reset(pd, NP_WRITE);

@@ -86,8 +86,8 @@ static int wait_many(struct np_waiter *ws, int k, int64_t deadline,
 		if (w == ETIMEDOUT)
 			return check(arg);
 		if (w == EINTR) {
-			gmp_testcancel(gp);
-			if (gmp_sig_deliver(gp)) {
+			door_testcancel(gp);
+			if (door_signals(gp)) {
 				errno = EINTR;
 				return -1;
 			}
@@ -110,7 +110,7 @@ static int poll_check(void *arg)
 static int g_poll(struct pollfd *fds, nfds_t n, int64_t deadline, bool zero)
 {
 	struct g *gp = getg();
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 	int r = real_poll(fds, n, 0);
 	if (r != 0 || zero)
 		return r;
@@ -210,7 +210,7 @@ static int select_check(void *arg)
 static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline, bool zero)
 {
 	struct g *gp = getg();
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 	if (nfds < 0 || nfds > FD_SETSIZE) {
 		errno = EINVAL;
 		return -1;
@@ -310,7 +310,7 @@ GMP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct t
 static int g_epoll_wait(int epfd, struct epoll_event *ev, int max, int64_t deadline, bool zero)
 {
 	struct g *gp = getg();
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 	int r = real_epoll_wait(epfd, ev, max, 0);
 	if (r != 0 || zero)
 		return r;
@@ -342,8 +342,8 @@ static int g_epoll_wait(int epfd, struct epoll_event *ev, int max, int64_t deadl
 		case ETIMEDOUT:
 			return 0;
 		case EINTR:
-			gmp_testcancel(gp);
-			if (gmp_sig_deliver(gp)) {
+			door_testcancel(gp);
+			if (door_signals(gp)) {
 				errno = EINTR;
 				return -1;
 			}

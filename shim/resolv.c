@@ -6,7 +6,7 @@
  * (sockets, locks): such a call takes a P back first (gmp_reenter in
  * runtime.h), and the rest of the lookup runs holding it.
  */
-#include "preload/runtime.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>

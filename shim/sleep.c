@@ -9,19 +9,11 @@
  * Each is a cancellation point, and a signal for the sleeping thread
  * ends it with EINTR after running the handler, as under NPTL.
  */
-#include "preload/runtime.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>
 #include <stdint.h>
-
-void gmp_sleep_until(int64_t when)
-{
-	if (when <= rt_nanotime())
-		g_yield();
-	else
-		g_sleep_until(when);
-}
 
 static int64_t ts_ns(const struct timespec *ts)
 {
@@ -52,16 +44,16 @@ static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *re
 			     struct timespec *rem)
 {
 	struct g *gp = getg();
-	gmp_testcancel(gp);
+	door_testcancel(gp);
 	if (req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0)
 		return EINVAL;
-	gmp_sig_deliver(gp);
+	door_signals(gp);
 	int64_t want = ts_ns(req);
 	if (!(flags & TIMER_ABSTIME)) {
 		int64_t deadline = rt_nanotime() + (want > INT64_MAX / 2 ? INT64_MAX / 2 : want);
-		gmp_sleep_until(deadline);
-		gmp_testcancel(gp);
-		if (gmp_sig_deliver(gp)) {
+		g_sleep_until(deadline);
+		door_testcancel(gp);
+		if (door_signals(gp)) {
 			int64_t left = deadline - rt_nanotime();
 			if (left > 0) {
 				if (rem)
@@ -79,9 +71,9 @@ static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *re
 		int64_t left = want - ts_ns(&cur);
 		if (left <= 0)
 			return 0;
-		gmp_sleep_until(rt_nanotime() + left);
-		gmp_testcancel(gp);
-		if (gmp_sig_deliver(gp)) {
+		g_sleep_until(rt_nanotime() + left);
+		door_testcancel(gp);
+		if (door_signals(gp)) {
 			real_clock_gettime(clk, &cur);
 			return want - ts_ns(&cur) > 0 ? EINTR : 0;
 		}

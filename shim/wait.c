@@ -7,9 +7,9 @@
  * interrupt them as they would under NPTL. Threads that are not Gs call
  * glibc directly.
  */
-#include "preload/runtime.h"
+#include "core/door.h"
 #include "core/sched.h"
-#include "shim/fdtab.h"
+#include "core/fdtab.h"
 
 #include <errno.h>
 #include <stdlib.h>

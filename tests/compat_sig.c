@@ -24,22 +24,10 @@
 #define RUN_TIMEOUT 30
 #define TEST_TIMEOUT (4 * RUN_TIMEOUT + 10)
 
-/* One run of prog with subcommand sub. procs: -1 under NPTL, 0 under
- * libgmp with its default, n > 0 with GMPMAXPROCS=n; extra: one more
- * environment entry or NULL. */
+/* One run of prog with subcommand sub (see run_sub). */
 static struct run run_sig(const char *prog, const char *sub, int procs, const char *extra)
 {
-	char path[4096], env1[32];
-	snprintf(path, sizeof path, "%s", prog_path(prog));
-	snprintf(env1, sizeof env1, "GMPMAXPROCS=%d", procs);
-	const char *argv[] = {path, sub, NULL};
-	const char *env[3] = {NULL, NULL, NULL};
-	int k = 0;
-	if (procs > 0)
-		env[k++] = env1;
-	if (extra)
-		env[k++] = extra;
-	return run_prog(argv, env, RUN_TIMEOUT, procs >= 0);
+	return run_sub(prog, sub, procs, extra, RUN_TIMEOUT);
 }
 
 static const char *procs_name(int procs)

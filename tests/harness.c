@@ -157,6 +157,22 @@ struct run bg_finish(struct bg *b, double deadline)
 	return b->r;
 }
 
+struct run run_sub(const char *prog, const char *sub, int procs, const char *extra,
+		   int timeout_s)
+{
+	char path[4096], env1[32];
+	snprintf(path, sizeof path, "%s", prog_path(prog));
+	snprintf(env1, sizeof env1, "GMPMAXPROCS=%d", procs);
+	const char *argv[] = {path, sub, NULL};
+	const char *env[3] = {NULL, NULL, NULL};
+	int k = 0;
+	if (procs > 0)
+		env[k++] = env1;
+	if (extra)
+		env[k++] = extra;
+	return run_prog(argv, env, timeout_s, procs >= 0);
+}
+
 struct run run_prog(const char *const argv[], const char *const env[], int timeout_s,
 		    bool preload)
 {

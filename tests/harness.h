@@ -29,6 +29,11 @@ const char *prog_path(const char *name);
 struct run run_prog(const char *const argv[], const char *const env[], int timeout_s,
 		    bool preload);
 void run_free(struct run *r);
+/* Run test program prog (tests/progs) with one argument, sub. procs: -1
+ * under NPTL, 0 under libgmp with its default processors, n > 0 with
+ * GMPMAXPROCS=n; extra: one more environment entry or NULL. */
+struct run run_sub(const char *prog, const char *sub, int procs, const char *extra,
+		   int timeout_s);
 
 /* The same in steps, for a program that runs in the background while the
  * test does other things: bg_start forks it; bg_pump collects its output

@@ -1,5 +1,5 @@
 /*
- * preload/real.h — glibc's own definitions of every symbol libgmp
+ * core/real.h — glibc's own definitions of every symbol libgmp
  * interposes, for pass-through mode and for calls made on behalf of
  * threads that are not Gs.
  *
@@ -7,8 +7,8 @@
  * becomes a pointer real_<name> resolved once by real_init with dlvsym
  * (version given) or dlsym(RTLD_NEXT).
  */
-#ifndef GMP_PRELOAD_REAL_H
-#define GMP_PRELOAD_REAL_H
+#ifndef GMP_CORE_REAL_H
+#define GMP_CORE_REAL_H
 
 #include <pthread.h>
 #include <sched.h>

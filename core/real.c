@@ -1,7 +1,7 @@
 /*
- * preload/real.c — resolution of glibc's definitions (see real.h).
+ * core/real.c — resolution of glibc's definitions (see real.h).
  */
-#include "preload/real.h"
+#include "core/real.h"
 #include "core/rt.h"
 
 #include <dlfcn.h>

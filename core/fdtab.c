@@ -1,8 +1,8 @@
 /*
- * shim/fdtab.c — the descriptor table (see fdtab.h).
+ * core/fdtab.c — the descriptor table (see fdtab.h).
  */
-#include "shim/fdtab.h"
-#include "preload/runtime.h"
+#include "core/fdtab.h"
+#include "core/door.h"
 #include "core/sched.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * shim/fdtab.h — what libgmp knows of each file descriptor.
+ * core/fdtab.h — what libgmp knows of each file descriptor.
  *
  * Descriptors the program creates through libgmp (socket, socketpair,
  * accept, accept4, pipe, pipe2, eventfd, timerfd_create, signalfd,
@@ -22,8 +22,8 @@
  * see it (inside glibc, fclose aside) keeps its stale entry until its
  * number is reused by a call libgmp sees.
  */
-#ifndef GMP_SHIM_FDTAB_H
-#define GMP_SHIM_FDTAB_H
+#ifndef GMP_CORE_FDTAB_H
+#define GMP_CORE_FDTAB_H
 
 #include "core/netpoll.h"
 #include "core/rt.h"

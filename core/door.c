@@ -1,0 +1,45 @@
+/*
+ * core/door.c — serving the requests that wait at a G's doors (see
+ * door.h): a yield that sysmon asked for, the handlers of signals routed
+ * to the G.
+ */
+#include "core/door.h"
+#include "core/sched.h"
+#include "core/sigq.h"
+#include "core/trace.h"
+
+struct door_hooks door_hooks;
+
+int door_signals(struct g *gp)
+{
+	return door_hooks.signals ? door_hooks.signals(gp, NULL) : 0;
+}
+
+int door_signals_restart(struct g *gp, bool *restart)
+{
+	*restart = true;
+	return door_hooks.signals ? door_hooks.signals(gp, restart) : 0;
+}
+
+void door_slow(struct g *gp)
+{
+	/* inside libgmp (a light entry called from glibc that libgmp
+	 * called), or a signal handler runs: the outermost door serves it */
+	if (gp->inlib || gp->preemptoff)
+		return;
+	/* a vfork child runs on its parent's G and memory: it must leave
+	 * both as they are (the parent serves the requests) */
+	if (sched_in_vfork_child())
+		return;
+	int e = errno;
+	uint32_t req = xchg(&gp->door, 0u);
+	if (req & DOOR_PREEMPT) {
+		xadd(&sched.npreempt_door, 1);
+		trace_ev(gp->m, TR_PREEMPT, gp, 1);
+		g_yield();
+	}
+	/* routed while it waited to run again, or before */
+	if (sigq_pending_for(gp))
+		door_signals(gp);
+	errno = e;
+}

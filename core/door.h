@@ -1,0 +1,257 @@
+/*
+ * core/door.h — doors: where a G passes between the program's code and
+ * libgmp's.
+ *
+ * Every interposed function, in preload/ and shim/ alike, opens with a
+ * door (GMP_ENTRY) and leaves through one (the end of its scope); the
+ * hottest ones (mutex lock and trylock) have the entry door alone. A
+ * signal delivery and the return from a system call are doors too (a
+ * system call's return reaches one when its interposed function
+ * returns). At a door libgmp holds nothing of its own and the program's
+ * code runs on either side, so the G may be switched there: it is where
+ * every request that could not be served at once is served, as Go serves
+ * a preemption request at the next function entry (the stack-guard
+ * check, morestack -> newstack -> gopreempt_m) when the signal found the
+ * goroutine at an unsafe point.
+ *
+ * The requests, in g->door (any thread sets them, the G clears them):
+ *   DOOR_PREEMPT  sysmon asked the G to yield: its signal handler found
+ *                 the G in libc, ld.so, the vDSO or libgmp, where it
+ *                 must not be stopped, or the G's time slice ended while
+ *                 it was making a system call (g_syscall_exit moves the
+ *                 processor's request onto the G). The G yields, and
+ *                 the scheduler, before it picks the next G, fires the
+ *                 processor's due timers (the wake-ups go first).
+ *   DOOR_SIGNAL   signals were routed to the G (core/sigq.c): their
+ *                 handlers run, as the program's code.
+ * A processor taken away during a system call is taken back at the entry
+ * (door_reenter), before anything else. The check is a load and a
+ * branch; the work is in door_slow.
+ *
+ * What a door may do, and what it must not: core/HACKING.md.
+ */
+#ifndef GMP_CORE_DOOR_H
+#define GMP_CORE_DOOR_H
+
+#include "core/g.h"
+#include "core/real.h"
+#include "core/rt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+/* Interposed entry points are the only default-visibility symbols. */
+#define GMP_EXPORT __attribute__((visibility("default")))
+/* Export `name` as another name of the interposed function `target`. */
+#define GMP_ALIAS(name, target) \
+	_Pragma("GCC diagnostic push") \
+	_Pragma("GCC diagnostic ignored \"-Wmissing-attributes\"") \
+	extern __typeof(target) name __attribute__((alias(#target), visibility("default"))); \
+	_Pragma("GCC diagnostic pop")
+
+/* --- start-up --------------------------------------------------------------- */
+
+/* 0: not started, 1: starting, 2: ready. */
+extern _Atomic int gmp_state;
+/* True when glibc's layout is unknown: every call goes to glibc. */
+extern bool gmp_passthrough;
+/* Bring the runtime up (once; a second caller waits for the first). It
+ * is the interposition layer's start (preload/init.c), the one function
+ * the doors call upward. */
+void gmp_init_slow(void);
+static inline void gmp_init(void)
+{
+	if (unlikely(ld_acq(&gmp_state) != 2))
+		gmp_init_slow();
+}
+
+/* --- what the doors do ----------------------------------------------------- */
+
+void g_syscall_exit(void);
+
+/* Serve g->door's requests (and nothing while gp is inside libgmp, runs
+ * a signal handler, or is a vfork child on its parent's memory). errno
+ * survives. */
+void door_slow(struct g *gp);
+
+static inline void door_check(struct g *gp)
+{
+	if (unlikely(ld_rlx(&gp->door) != 0))
+		door_slow(gp);
+}
+
+/* A G that calls into libgmp from inside a call made as a system call
+ * (GMP_BLOCKING: a name service module opening a socket inside
+ * getaddrinfo, a signal handler) takes a P back first; the rest of the
+ * outer call then runs holding it. */
+static inline void door_reenter(struct g *gp)
+{
+	if (unlikely(ld_rlx(&gp->status) == G_SYSCALL))
+		g_syscall_exit();
+}
+static inline void gmp_reenter(void)
+{
+	struct g *gp = getg();
+	if (gp)
+		door_reenter(gp);
+}
+
+/*
+ * The G inside an interposed function: g->inlib counts the entries it is
+ * in, from just after the pass-through test to the return (a cleanup
+ * variable ends it on every path). While it is non-zero, code that
+ * libgmp called (glibc, a handler or callback of the program) runs on
+ * libgmp's behalf, and libgmp goes on when it returns: sysmon's
+ * blocked-M retake must not turn it into a system call of the G behind
+ * libgmp's back (core/sched.h), or libgmp would park the G without a P,
+ * maybe holding a runtime lock; and no door serves requests there. The
+ * outermost entry and its return are the doors.
+ */
+struct door_scope {
+	struct g *g;
+};
+static inline struct door_scope door_enter(void)
+{
+	struct g *gp = getg();
+	if (gp) {
+		door_reenter(gp);
+		if (gp->inlib == 0) {
+			door_check(gp);
+			gp->inlib_sp = (uintptr_t)arch_stack_pointer();
+		}
+		gp->inlib++;
+	}
+	return (struct door_scope){ gp };
+}
+static inline void door_leave(struct door_scope *s)
+{
+	struct g *gp = s->g;
+	/* a longjmp out of a handler may have reset it (sched_sig_retake) */
+	if (gp && gp->inlib && --gp->inlib == 0)
+		door_check(gp);
+}
+#define GMP_LIB_SCOPE \
+	struct door_scope door_scope_ __attribute__((cleanup(door_leave))) = door_enter()
+
+/* Make sure the runtime is up, and in pass-through mode hand the call to
+ * glibc: the first half of every entry below. */
+#define GMP_PASS(name, ...) \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough)) \
+		return real_##name(__VA_ARGS__)
+
+/* Start of every interposed function: GMP_PASS, then the entry door;
+ * the G is inside libgmp until the function returns through the exit
+ * door. Used as a statement, at the top of the function's body. */
+#define GMP_ENTRY(name, ...) \
+	GMP_PASS(name, __VA_ARGS__); \
+	GMP_LIB_SCOPE
+
+/* GMP_ENTRY for functions that work before any G exists (the key
+ * table): while the runtime starts, start-up's own calls (a malloc such
+ * as jemalloc creating its key) are served by libgmp too, so the key
+ * stays valid afterwards; only the lasting pass-through mode hands them
+ * to glibc. */
+#define GMP_ENTRY_EARLY(name, ...) \
+	gmp_init(); \
+	if (unlikely(gmp_passthrough) && ld_acq(&gmp_state) == 2) \
+		return real_##name(__VA_ARGS__); \
+	GMP_LIB_SCOPE
+
+/* GMP_ENTRY without the scope, for the exec family: a successful exec
+ * never returns, and in a child made by vfork, whose memory is the
+ * parent's, the count would stay on the parent's G for good. They park
+ * nowhere, and serve no requests. */
+#define GMP_ENTRY_EXEC(name, ...) \
+	GMP_PASS(name, __VA_ARGS__); \
+	gmp_reenter()
+
+/* The entry door alone, for the hottest entries (mutex lock and
+ * trylock), whose fast paths touch neither the P nor anything outside
+ * libgmp: a load and a branch. Their slow paths open the scope
+ * (GMP_LIB_SCOPE) before they may park. */
+#define GMP_ENTRY_LIGHT(name, ...) do { \
+	GMP_PASS(name, __VA_ARGS__); \
+	struct g *dg_ = getg(); \
+	if (dg_) \
+		door_check(dg_); \
+} while (0)
+/* No door at all (mutex unlock: a loop of unlocks alone is no loop). */
+#define GMP_ENTRY_BARE(name, ...) do { \
+	GMP_PASS(name, __VA_ARGS__); \
+} while (0)
+
+/* Run the program's code (a once routine, a destructor, a signal
+ * handler) from inside an interposed function, at a point where libgmp
+ * holds no lock of its own: it runs as the program's (inlib 0, so sysmon
+ * may take the P from a call it blocks in, and its own calls into
+ * libgmp are doors), and libgmp has its P again when it returns. */
+#define GMP_PROGRAM(call) do { \
+	struct g *pg_ = getg(); \
+	uint32_t in_ = 0; \
+	if (pg_) { \
+		in_ = pg_->inlib; \
+		pg_->inlib = 0; \
+	} \
+	call; \
+	if (pg_) { \
+		pg_->inlib = in_; \
+		door_reenter(pg_); \
+	} \
+} while (0)
+
+/* --- cancellation and signals at the doors ------------------------------ */
+
+/*
+ * What the API layer does at a door (preload/ registers them at start):
+ * `signals` runs the handlers of the signals routed to gp, on gp, and
+ * returns how many ran (*restart, when asked, false if one was installed
+ * without SA_RESTART); `cancel` acts on gp's pending cancellation
+ * (never returns).
+ */
+struct door_hooks {
+	int (*signals)(struct g *gp, bool *restart);
+	void (*cancel)(struct g *gp);	/* never returns */
+};
+extern struct door_hooks door_hooks;
+
+/* Run the handlers of signals routed to gp (on gp); returns how many
+ * ran. */
+int door_signals(struct g *gp);
+/* The same; *restart is false when a handler that ran was installed
+ * without SA_RESTART (the interrupted call fails with EINTR rather than
+ * restarting). */
+int door_signals_restart(struct g *gp, bool *restart);
+
+/* A cancellation point: acts (never returns) when a cancellation is
+ * pending and enabled for gp. */
+static inline void door_testcancel(struct g *gp)
+{
+	if (unlikely(ld_acq(&gp->cancel_pending)) && gp->cancelstate == PTHREAD_CANCEL_ENABLE)
+		door_hooks.cancel(gp);
+}
+
+/* Run `call` (an expression of type T) as a system call of the calling G
+ * that may block (g_syscall_enter/exit: its P is handed on if it lasts),
+ * after acting on a pending cancellation when `cancel`. errno survives.
+ * A thread that is not a G just makes the call. */
+void g_syscall_enter(void);
+#define GMP_BLOCKING(T, cancel, call) ({ \
+	struct g *gp_ = getg(); \
+	T r_; \
+	if (gp_) { \
+		if (cancel) \
+			door_testcancel(gp_); \
+		g_syscall_enter(); \
+		r_ = (call); \
+		int e_ = errno; \
+		g_syscall_exit(); \
+		errno = e_; \
+	} else { \
+		r_ = (call); \
+	} \
+	r_; \
+})
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * tests/compat_live.c — compat tests of liveness (suite "live"). Each
+ * test runs tests/progs/live_loops in a child process with a timeout:
+ * first under NPTL, where it must pass, then with libgmp preloaded (never
+ * into this runner), with the default processors and with one, and
+ * compares output and exit status.
+ *
+ * In every program some threads never wait: they call into the C
+ * library or libgmp in a tight loop, where asynchronous preemption must
+ * not stop them. Under libgmp they give their processor up only at the
+ * doors of those calls; without that the main thread's sleep never ends
+ * (or a signal's handler never runs) and the test fails at its timeout.
+ * Each program takes about 1 s under NPTL.
+ */
+#include "tests/harness.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RUN_TIMEOUT 30
+#define TEST_TIMEOUT (3 * RUN_TIMEOUT + 10)
+
+/* One run of live_loops sub (see run_sub). */
+static struct run run_live(const char *sub, int procs, const char *extra)
+{
+	return run_sub("live_loops", sub, procs, extra, RUN_TIMEOUT);
+}
+
+static bool ends_with_pass(const char *out, const char *sub)
+{
+	char pass[128];
+	snprintf(pass, sizeof pass, "PASS %s\n", sub);
+	size_t ol = strlen(out), pl = strlen(pass);
+	return ol >= pl && strcmp(out + ol - pl, pass) == 0;
+}
+
+/* sub passes under NPTL, and prints the same and exits 0 under libgmp
+ * with its default processors and with one. */
+static void same_as_nptl(const char *sub)
+{
+	struct run nptl = run_live(sub, -1, NULL);
+	bool ok = run_code(&nptl) == 0 && ends_with_pass(nptl.out, sub);
+	if (!ok)
+		run_dump("under NPTL", &nptl);
+	cr_assert(ok, "live_loops %s under NPTL: code %d", sub, run_code(&nptl));
+	const int procs[] = {0, 1};
+	for (int k = 0; k < 2; k++) {
+		struct run gmp = run_live(sub, procs[k], NULL);
+		const char *how = procs[k] ? "under libgmp, GMPMAXPROCS=1" : "under libgmp";
+		bool same = strcmp(nptl.out, gmp.out) == 0;
+		if (!same || run_code(&gmp) != 0) {
+			run_dump(how, &gmp);
+			run_show_difference(nptl.out, gmp.out);
+		}
+		cr_assert_eq(run_code(&gmp), 0, "live_loops %s %s: exit code %d%s", sub, how,
+			     run_code(&gmp), gmp.timed_out ? " (timed out)" : "");
+		cr_assert(same, "live_loops %s: output %s differs from NPTL's", sub, how);
+		run_free(&gmp);
+	}
+	run_free(&nptl);
+}
+
+/* ---- threads in a loop of calls, main asleep ------------------------------------- */
+
+/* 4 threads read() a cached file in a loop; main sleeps 1 s, then stops
+ * and joins them. The reads never block, so the loopers' processor is
+ * in a system call or in libc nearly all the time. */
+Test(live, read_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("read");
+}
+
+/* The same run on one processor shows its preemptions at doors in
+ * libgmp's statistics. */
+Test(live, read_loop_yields_at_doors, .timeout = TEST_TIMEOUT)
+{
+	char stats[] = "/tmp/gmp-live-stats-XXXXXX", env[64];
+	int fd = mkstemp(stats);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(env, sizeof env, "GMP_STATS=%s", stats);
+	struct run r = run_live("read", 1, env);
+	FILE *f = fopen(stats, "r");
+	char line[2048] = "";
+	long n = -1;
+	if (f) {
+		while (fgets(line, sizeof line, f)) {
+			char *p = strstr(line, "door_preemptions=");
+			if (p)
+				n = atol(p + strlen("door_preemptions="));
+		}
+		fclose(f);
+	}
+	unlink(stats);
+	if (run_code(&r) != 0)
+		run_dump("under libgmp, GMPMAXPROCS=1", &r);
+	cr_assert_eq(run_code(&r), 0, "read under libgmp, GMPMAXPROCS=1: exit code %d",
+		     run_code(&r));
+	cr_assert_gt(n, 0, "no preemption at a door in 1 s of 4 reading threads (%ld)", n);
+	run_free(&r);
+}
+
+Test(live, pread_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("pread");
+}
+
+/* syscall(SYS_getpid): the program's own system call, made through
+ * glibc's syscall(), which libgmp interposes but does not interpret */
+Test(live, syscall_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("getpid");
+}
+
+Test(live, sched_yield_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("yield");
+}
+
+Test(live, trylock_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("trylock");
+}
+
+Test(live, sem_post_trywait_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sem");
+}
+
+Test(live, clock_gettime_loop_lets_main_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("clock");
+}
+
+/* ---- signal storms ----------------------------------------------------------------- */
+
+/* 2 threads kill() the process with SIGUSR1 and SIGUSR2 as fast as they
+ * can while a worker loops on pthread_mutex_trylock; each sender waits
+ * now and then for its signal's handler to have run (a lost signal
+ * hangs it); main sleeps 1 s, stops them, and waits for one more run of
+ * each handler. */
+Test(live, signal_storm_at_the_process_ends, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("storm");
+}
+
+/* The same with the senders and main blocking both signals: every one
+ * of them is the looping worker's to handle, at its doors. */
+Test(live, signal_storm_taken_by_a_looping_thread_ends, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("stormblock");
+}
+
+/* pthread_kill storms at the looping worker. */
+Test(live, pthread_kill_storm_at_a_looping_thread_ends, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("tkill");
+}

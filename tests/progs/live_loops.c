@@ -1,0 +1,268 @@
+/*
+ * tests/progs/live_loops.c — threads that never wait for anything, but
+ * call the C library or the thread library all the time; meanwhile the
+ * main thread sleeps and must wake up, and signals sent to the process
+ * must reach their handlers. An ordinary pthread program.
+ *
+ *   live_loops LOOP     4 threads loop on one call while main sleeps 1 s,
+ *                       then clears the flag they test and joins them.
+ *                       LOOP: read (a cached file, from its start again at
+ *                       its end), pread, getpid (syscall(SYS_getpid)),
+ *                       yield (sched_yield), trylock
+ *                       (pthread_mutex_trylock + unlock), sem
+ *                       (sem_post + sem_trywait), clock (clock_gettime)
+ *   live_loops storm    2 threads kill() the process with SIGUSR1 and
+ *                       SIGUSR2 in a tight loop while a worker loops on
+ *                       pthread_mutex_trylock and main sleeps 1 s; each
+ *                       handler counts and sem_posts
+ *   live_loops stormblock   the same, the senders and main blocking both
+ *                       signals: only the worker takes them
+ *   live_loops tkill    2 threads pthread_kill the worker with SIGUSR1 in
+ *                       a tight loop
+ *
+ * In each storm a sender waits in sem_wait, every 64 signals, for the
+ * post of its signal's handler: a lost signal hangs the program.
+ *
+ * Each storm then stops the senders, waits until every signal sent has
+ * been handled (at least one per signal number, as standard signals
+ * merge), and checks every handler count is non-zero. Prints
+ * "PASS <what>" and exits 0, or says what went wrong and exits 1.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define NLOOP 4
+#define FILE_SIZE (1 << 20)
+
+static atomic_int run_flag = 1;
+static atomic_long iters[NLOOP];
+static int file_fd = -1;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static sem_t sems[NLOOP];
+
+/* Sleep ms milliseconds, whatever signal handlers interrupt it. */
+static void sleep_ms(int ms)
+{
+	double end = now_sec() + ms / 1000.0;
+	for (double left; (left = end - now_sec()) > 0;) {
+		struct timespec ts = {(time_t)left, (long)((left - (time_t)left) * 1e9)};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* A file of FILE_SIZE bytes, unlinked, in the page cache. */
+static int cached_file(void)
+{
+	char path[] = "/tmp/live_loops.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	static char buf[65536];
+	memset(buf, 'x', sizeof buf);
+	for (int i = 0; i < FILE_SIZE / (int)sizeof buf; i++)
+		CHECK(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf, "write: %s", strerror(errno));
+	return fd;
+}
+
+/* One call of the kind `what`, by looper k (its own descriptor for read). */
+static void one_call(const char *what, int k, int fd)
+{
+	static _Thread_local char buf[4096];
+	if (strcmp(what, "read") == 0) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		CHECK(n >= 0, "read: %s", strerror(errno));
+		if (n == 0)
+			CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek: %s", strerror(errno));
+	} else if (strcmp(what, "pread") == 0) {
+		off_t off = (off_t)(atomic_load_explicit(&iters[k], memory_order_relaxed) % 256) * 4096;
+		CHECK(pread(fd, buf, sizeof buf, off) == (ssize_t)sizeof buf, "pread: %s",
+		      strerror(errno));
+	} else if (strcmp(what, "getpid") == 0) {
+		CHECK(syscall(SYS_getpid) == getpid(), "syscall(SYS_getpid)");
+	} else if (strcmp(what, "yield") == 0) {
+		CHECK(sched_yield() == 0, "sched_yield: %s", strerror(errno));
+	} else if (strcmp(what, "trylock") == 0) {
+		if (pthread_mutex_trylock(&mu) == 0)
+			pthread_mutex_unlock(&mu);
+	} else if (strcmp(what, "sem") == 0) {
+		CHECK(sem_post(&sems[k]) == 0, "sem_post: %s", strerror(errno));
+		CHECK(sem_trywait(&sems[k]) == 0, "sem_trywait: %s", strerror(errno));
+	} else if (strcmp(what, "clock") == 0) {
+		struct timespec ts;
+		CHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0, "clock_gettime");
+	}
+}
+
+struct looper {
+	const char *what;
+	int k;
+};
+
+static void *loop(void *arg)
+{
+	struct looper *l = arg;
+	int fd = -1;
+	if (strcmp(l->what, "read") == 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/fd/%d", file_fd);
+		fd = open(path, O_RDONLY);
+		CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	} else {
+		fd = file_fd;
+	}
+	while (atomic_load_explicit(&run_flag, memory_order_relaxed)) {
+		one_call(l->what, l->k, fd);
+		atomic_fetch_add_explicit(&iters[l->k], 1, memory_order_relaxed);
+	}
+	if (fd != file_fd)
+		close(fd);
+	return NULL;
+}
+
+static int loops(const char *what)
+{
+	file_fd = cached_file();
+	for (int k = 0; k < NLOOP; k++)
+		CHECK(sem_init(&sems[k], 0, 0) == 0, "sem_init");
+	pthread_t th[NLOOP];
+	struct looper l[NLOOP];
+	for (int k = 0; k < NLOOP; k++) {
+		l[k] = (struct looper){what, k};
+		CHECK(pthread_create(&th[k], NULL, loop, &l[k]) == 0, "pthread_create");
+	}
+	sleep_ms(1000);
+	atomic_store(&run_flag, 0);
+	for (int k = 0; k < NLOOP; k++)
+		CHECK(pthread_join(th[k], NULL) == 0, "pthread_join");
+	for (int k = 0; k < NLOOP; k++)
+		CHECK(iters[k] > 0, "looper %d never ran", k);
+	printf("4 threads looped on %s while main slept\n", what);
+	printf("PASS %s\n", what);
+	return 0;
+}
+
+/* ---- signal storms ---------------------------------------------------------------------- */
+
+static atomic_long handled[2];	/* SIGUSR1, SIGUSR2 */
+static atomic_long sent[2];
+static sem_t posted[2];		/* each handler posts its own */
+static atomic_int senders_run = 1;
+static pthread_t worker_th;
+static sigset_t usr;
+
+static void on_usr(int sig)
+{
+	int saved = errno;
+	atomic_fetch_add(&handled[sig == SIGUSR2], 1);
+	sem_post(&posted[sig == SIGUSR2]);
+	errno = saved;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_sigmask(SIG_UNBLOCK, &usr, NULL);
+	while (atomic_load_explicit(&run_flag, memory_order_relaxed))
+		if (pthread_mutex_trylock(&mu) == 0)
+			pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+struct sender {
+	int which;		/* 0: SIGUSR1, 1: SIGUSR2 */
+	bool tkill;		/* pthread_kill the worker, else kill the process */
+};
+
+static void *sender(void *arg)
+{
+	struct sender *s = arg;
+	int sig = s->which ? SIGUSR2 : SIGUSR1;
+	long n = 0;
+	while (atomic_load_explicit(&senders_run, memory_order_relaxed)) {
+		if (s->tkill)
+			CHECK(pthread_kill(worker_th, sig) == 0, "pthread_kill");
+		else
+			CHECK(kill(getpid(), sig) == 0, "kill: %s", strerror(errno));
+		atomic_fetch_add(&sent[s->which], 1);
+		/* now and then wait for a handler to have run since (its
+		 * post): the program hangs if a signal is lost */
+		if (++n % 64 == 0)
+			while (sem_wait(&posted[s->which]) != 0)
+				CHECK(errno == EINTR, "sem_wait: %s", strerror(errno));
+	}
+	return NULL;
+}
+
+static int storm(const char *what, bool block, bool tkill)
+{
+	CHECK(sem_init(&posted[0], 0, 0) == 0 && sem_init(&posted[1], 0, 0) == 0, "sem_init");
+	struct sigaction sa = {0};
+	sa.sa_handler = on_usr;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0 && sigaction(SIGUSR2, &sa, NULL) == 0, "sigaction");
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	/* with block, every thread but the worker blocks both (the
+	 * senders inherit main's mask) */
+	if (block || tkill)
+		CHECK(pthread_sigmask(SIG_BLOCK, &usr, NULL) == 0, "pthread_sigmask");
+	CHECK(pthread_create(&worker_th, NULL, worker, NULL) == 0, "pthread_create");
+	pthread_t th[2];
+	struct sender s[2] = {{0, tkill}, {1, tkill}};
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_create(&th[k], NULL, sender, &s[k]) == 0, "pthread_create");
+	sleep_ms(1000);
+	atomic_store(&senders_run, 0);
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_join(th[k], NULL) == 0, "pthread_join");
+	/* every signal sent is handled before the worker stops: at least
+	 * one handler run per signal number after the last send */
+	long h1 = atomic_load(&handled[0]), h2 = atomic_load(&handled[1]);
+	long want1 = h1 + 1, want2 = h2 + 1;
+	kill(getpid(), SIGUSR1);
+	kill(getpid(), SIGUSR2);
+	if (tkill) {
+		pthread_kill(worker_th, SIGUSR1);
+		pthread_kill(worker_th, SIGUSR2);
+	}
+	while (atomic_load(&handled[0]) < want1 || atomic_load(&handled[1]) < want2)
+		sleep_ms(1);
+	atomic_store(&run_flag, 0);
+	CHECK(pthread_join(worker_th, NULL) == 0, "pthread_join");
+	CHECK(sent[0] > 0 && sent[1] > 0, "a sender never ran");
+	CHECK(h1 > 0 && h2 > 0, "a handler never ran during the storm (%ld, %ld)", h1, h2);
+	printf("2 senders stormed the %s with SIGUSR1 and SIGUSR2; both handlers ran\n",
+	       tkill ? "worker" : "process");
+	printf("PASS %s\n", what);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *what = argc > 1 ? argv[1] : "";
+	static const char *const loop_kinds[] = {"read", "pread", "getpid", "yield", "trylock",
+						 "sem", "clock"};
+	for (size_t i = 0; i < sizeof loop_kinds / sizeof loop_kinds[0]; i++)
+		if (strcmp(what, loop_kinds[i]) == 0)
+			return loops(what);
+	if (strcmp(what, "storm") == 0)
+		return storm(what, false, false);
+	if (strcmp(what, "stormblock") == 0)
+		return storm(what, true, false);
+	if (strcmp(what, "tkill") == 0)
+		return storm(what, false, true);
+	fprintf(stderr, "usage: live_loops read|pread|getpid|yield|trylock|sem|clock|"
+			"storm|stormblock|tkill\n");
+	return 2;
+}
