@@ -21,7 +21,7 @@ int door_signals_restart(struct g *gp, bool *restart)
 	return door_hooks.signals ? door_hooks.signals(gp, restart) : 0;
 }
 
-void door_slow(struct g *gp)
+void door_slow(struct g *gp, bool may_yield)
 {
 	/* inside libgmp (a light entry called from glibc that libgmp
 	 * called), or a signal handler runs: the outermost door serves it */
@@ -32,11 +32,12 @@ void door_slow(struct g *gp)
 	if (sched_in_vfork_child())
 		return;
 	int e = errno;
-	uint32_t req = xchg(&gp->door, 0u);
+	uint32_t take = may_yield ? ~0u : DOOR_SIGNAL;
+	uint32_t req = atomic_fetch_and_explicit(&gp->door, ~take, memory_order_acq_rel) & take;
 	if (req & DOOR_PREEMPT) {
 		xadd(&sched.npreempt_door, 1);
 		trace_ev(gp->m, TR_PREEMPT, gp, 1);
-		g_yield();
+		g_preempt_yield();
 	}
 	/* routed while it waited to run again, or before */
 	if (sigq_pending_for(gp))

@@ -71,14 +71,23 @@ static inline void gmp_init(void)
 void g_syscall_exit(void);
 
 /* Serve g->door's requests (and nothing while gp is inside libgmp, runs
- * a signal handler, or is a vfork child on its parent's memory). errno
- * survives. */
-void door_slow(struct g *gp);
+ * a signal handler, or is a vfork child on its parent's memory); the
+ * signals only unless may_yield. errno survives. */
+void door_slow(struct g *gp, bool may_yield);
 
 static inline void door_check(struct g *gp)
 {
 	if (unlikely(ld_rlx(&gp->door) != 0))
-		door_slow(gp);
+		door_slow(gp, true);
+}
+/* The entry door of a function that has an exit door too serves the
+ * signals only: the yield waits for the exit, so that a call that parks
+ * (a sleep, a wait) gives its processor up once, by parking (execute
+ * voids the request when the G runs again). */
+static inline void door_check_entry(struct g *gp)
+{
+	if (unlikely(ld_rlx(&gp->door) & DOOR_SIGNAL))
+		door_slow(gp, false);
 }
 
 /* A G that calls into libgmp from inside a call made as a system call
@@ -117,7 +126,7 @@ static inline struct door_scope door_enter(void)
 	if (gp) {
 		door_reenter(gp);
 		if (gp->inlib == 0) {
-			door_check(gp);
+			door_check_entry(gp);
 			gp->inlib_sp = (uintptr_t)arch_stack_pointer();
 		}
 		gp->inlib++;

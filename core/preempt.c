@@ -77,7 +77,7 @@ static void preempt_self(void)
 		/* it ran without a P: take one back, or queue and stop */
 		g_syscall_exit();
 	else
-		g_yield();
+		g_preempt_yield();
 	/* signals that came for it while it waited to run again (a G that
 	 * spins in its own code passes nowhere else): this is a door */
 	if (sigq_pending_for(gp)) {
@@ -140,9 +140,15 @@ static bool ask(struct m *mp, int64_t now, int64_t *sent)
 	return sched_sig_send(tid, SCHED_SIG_PREEMPT);
 }
 
-int sched_preempt_long(int64_t now, bool *waiting)
+/* How long a G runs before a due timer of its P preempts it: the sleeper
+ * it wakes runs soon after, without a whole slice's wait, and a G that
+ * has just started is not switched away at once. */
+#define TIMER_PREEMPT_NS 500000
+
+int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 {
 	*waiting = false;
+	*next_due = 0;
 	if (!ready)
 		return 0;
 	int n = 0;
@@ -164,12 +170,25 @@ int sched_preempt_long(int64_t now, bool *waiting)
 		int64_t due = ld_rlx(&pp->timers.minwhen);
 		bool waits = global_waits || !runq_empty(pp) || (due && due <= now);
 		int64_t slice = waits ? rt_cfg.preempt_ns / 5 : rt_cfg.preempt_ns;
+		/* a timer of this P is due: its M fires it only when it
+		 * schedules, so the G gives the P up soon (as a kernel lets a
+		 * woken sleeper preempt the running task) */
+		if (due && due <= now)
+			slice = TIMER_PREEMPT_NS;
+		else if (due && (*next_due == 0 || due < *next_due))
+			*next_due = due;
 		*waiting |= waits;
 		uint32_t tick = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED);
 		if (pp->preempt_when == 0 || pp->preempt_tick != tick) {
 			pp->preempt_tick = tick;
 			pp->preempt_when = now;
-			continue;
+			/* a new slice since the last look: it began at the P's
+			 * own record, which only a due timer needs exactly */
+			if (!(due && due <= now))
+				continue;
+			int64_t began = ld_rlx(&pp->slice_start);
+			if (began > 0 && began < now)
+				pp->preempt_when = began;
 		}
 		if (now - pp->preempt_when < slice || now - pp->preempt_sent < PREEMPT_RETRY_NS)
 			continue;

@@ -223,6 +223,8 @@
 	X(int, sigprocmask, (int, const sigset_t *, sigset_t *), NULL) \
 	X(int, sigpending, (sigset_t *), NULL) \
 	X(int, raise, (int), NULL) \
+	X(int, kill, (pid_t, int), NULL) \
+	X(int, sigqueue, (pid_t, int, const union sigval), NULL) \
 	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL) \
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *), NULL) \
 	X(int, sigsuspend, (const sigset_t *), NULL) \

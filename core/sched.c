@@ -252,6 +252,8 @@ void sched_wake_netpoller(int64_t when)
 	} else {
 		sched_wakep();
 	}
+	/* its P may stay busy past it: sysmon must look then */
+	sysmon_timer_added(when);
 }
 
 int64_t sched_timesleepuntil(void)
@@ -430,15 +432,24 @@ top:;
 		pp->glob_when = now;
 	bool chain_long = nx && pp->last_inherit && now - pp->chain_start >= QUEUE_FAIR_NS;
 	bool take_glob = glob && pp->schedtick % 61 == 0, take_ring = false;
+	int batch = 1;
 	if (!take_glob && (!nx || chain_long)) {
 		bool glob_late = glob && now - pp->glob_when >= QUEUE_FAIR_NS &&
 				 (!ring || pp->glob_when <= pp->ring_when);
 		take_glob = glob_late || (chain_long && !ring && glob);
 		take_ring = !take_glob && chain_long && ring;
+		/* the global queue has waited a short slice: its share comes
+		 * in a batch, behind the ring, or Gs that keep the ring full
+		 * (timer wake-ups) would let it drain one G per slice while
+		 * preempted Gs pile up in it */
+		if (glob_late) {
+			int room = RUNQ_SIZE / 2 - (int)runq_ring_len(pp);
+			batch = room > 1 ? room : 1;
+		}
 	}
 	if (take_glob) {
 		rt_lock(&sched.lock);
-		gp = globrunq_get_locked(pp, 1);
+		gp = globrunq_get_locked(pp, batch);
 		rt_unlock(&sched.lock);
 		if (gp) {
 			pp->glob_when = now;
@@ -616,8 +627,10 @@ static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	gp->m = mp;
 	g_casstatus(gp, G_RUNNABLE, G_RUNNING);
 	gp->run_start = rt_nanotime();
-	if (!inherit)
+	if (!inherit) {
 		__atomic_store_n(&pp->schedtick, pp->schedtick + 1, __ATOMIC_RELAXED);
+		st_rlx(&pp->slice_start, gp->run_start);
+	}
 	else if (!pp->last_inherit)
 		pp->chain_start = gp->run_start;	/* a chain of runnext Gs begins */
 	pp->last_inherit = inherit;
@@ -794,6 +807,19 @@ void g_yield(void)
 	if (g_status(gp) == G_SYSCALL)
 		g_syscall_exit();
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, gosched_m, gp);
+}
+
+void g_preempt_yield(void)
+{
+	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		g_syscall_exit();
+	struct p *pp = gp->m->p;
+	int64_t due = ld_rlx(&pp->timers.minwhen);
+	if (due && due <= rt_nanotime())
+		g_yield_local();
+	else
+		g_yield();
 }
 
 /* As Go's goyield: the G goes to the back of its own P's queue (a G with a

@@ -57,6 +57,7 @@ struct p {
 	/* Gs started with a slice of their own (not from runnext
 	 * inheriting one); owner writes, sysmon reads racily. */
 	uint32_t schedtick;
+	_Atomic int64_t slice_start;	/* when schedtick last changed */
 	/* Bumped by the owner at each g_syscall_enter; read by sysmon. */
 	_Atomic uint32_t syscalltick;
 	/* sysmon only: the syscalltick it last saw and when. */
@@ -357,8 +358,10 @@ bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lo);
 void preempt_init(void);
 /* sysmon: send the requests due; returns how many. *waiting: some
  * running processor has threads waiting for it (sysmon then looks again
- * within 1 ms, the shorter slice's resolution). */
-int sched_preempt_long(int64_t now, bool *waiting);
+ * within 1 ms, the shorter slice's resolution). *next_due: the earliest
+ * timer not yet due on a running processor, 0 if none (sysmon looks
+ * again then: nobody else will before that processor schedules). */
+int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due);
 /* The handler of both of sysmon's requests (SCHED_SIG_RETAKE and
  * SCHED_SIG_PREEMPT), async-signal-safe, on the signalled M: a G blocked
  * in a system call gives its P up (sched_sig_retake), else a G at a safe
@@ -371,6 +374,12 @@ void g_yield(void);
 /* Put the calling G at the back of its P's queue and run others (Gs this
  * G just readied run before it, on this P). */
 void g_yield_local(void);
+/* Yield because sysmon asked (preemption): to the back of the global
+ * queue when the slice ended, as Go's preemption does; to the back of the
+ * P's own queue when a timer of the P is due (the scheduler fires it and
+ * runs the Gs it wakes first; the G is not sent behind every runnable G
+ * of the process for it). */
+void g_preempt_yield(void);
 /* Make gp's timer claim (for wake-up seq) and ready gp at `when`; the
  * caller queues it with timer_add from its park unlock callback, and
  * removes it with timer_del once running again. */
@@ -417,6 +426,10 @@ void sysmon_spawn_m(struct m *mp);
 void sysmon_syscall_entered(void);
 /* sysmon.c: an idle P was taken (under sched.lock); the same. */
 void sysmon_p_busy(void);
+/* sysmon.c: a timer became the earliest of its P; wakes sysmon if it
+ * sleeps past `when` while some P runs (the timer's P may not schedule
+ * in time, and sysmon then asks it to). TLS-free. */
+void sysmon_timer_added(int64_t when);
 /* The OS-thread body of every M but M0. */
 void *m_main(void *arg);
 

@@ -40,6 +40,17 @@ void sysmon_p_busy(void)
 		note_wakeup(&sysmon_note);
 }
 
+/* When sysmon's current sleep ends (INT64_MAX: not before it is woken;
+ * 0: it is awake). */
+static _Atomic int64_t sysmon_until;
+
+void sysmon_timer_added(int64_t when)
+{
+	/* a wake-up within 20 us of the planned one gains nothing */
+	if (when + SYSCALL_RETAKE_NS < ld_rlx(&sysmon_until) && !ld_rlx(&sysmon_deep))
+		note_wakeup(&sysmon_note);
+}
+
 static bool all_idle(void)
 {
 	return ld_acq(&sched.npidle) == sched.gomaxprocs;
@@ -201,7 +212,8 @@ static void *sysmon_main(void *arg)
 		 * count: with threads computing all the time, sysmon would
 		 * otherwise wake every 20 us and take a CPU's share itself. */
 		bool waiting;
-		sched_preempt_long(now, &waiting);
+		int64_t next_due;
+		sched_preempt_long(now, &waiting, &next_due);
 		if (sched_retake(now) + sched_retake_blocked(now))
 			idle = 0;
 		else
@@ -213,6 +225,9 @@ static void *sysmon_main(void *arg)
 		int64_t sleep = delay;
 		if (waiting && sleep > 1000000)
 			sleep = 1000000;
+		/* a timer of a busy processor: be there when it is due */
+		if (next_due && next_due - now < sleep)
+			sleep = next_due - now < SYSCALL_RETAKE_NS ? SYSCALL_RETAKE_NS : next_due - now;
 		bool look_again = checkdead(now);
 		if (look_again)
 			sleep = DEAD_CONFIRM_NS;
@@ -224,7 +239,9 @@ static void *sysmon_main(void *arg)
 		}
 		if (next_trace && (sleep < 0 || next_trace - now < sleep))
 			sleep = next_trace - now;
+		st_rlx(&sysmon_until, sleep < 0 ? INT64_MAX : now + sleep);
 		note_tsleep(&sysmon_note, sleep);
+		st_rlx(&sysmon_until, (int64_t)0);
 		st_rlx(&sysmon_deep, 0);
 		if (sleep < 0) {
 			delay = SYSCALL_RETAKE_NS;

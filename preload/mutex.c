@@ -515,7 +515,7 @@ int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 
 GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	GMP_ENTRY_LIGHT(pthread_mutex_unlock, m);
+	GMP_ENTRY_BARE(pthread_mutex_unlock, m);
 	return gmp_mutex_unlock(m, true);
 }
 

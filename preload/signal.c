@@ -129,6 +129,8 @@ static void run_routed(struct g *gp, int sig, void *uc)
  * SA_RESTART. Returns how many handlers ran. */
 static int raise_pending(struct g *gp, bool *restart)
 {
+	if (!sigq_pending_for(gp))
+		return 0;	/* the common case: one load */
 	uint32_t start = gp->nhandled;
 	for (int round = 0; round < 64; round++) {
 		uint64_t kmask;

@@ -148,6 +148,22 @@ GMP_EXPORT int raise(int sig)
 
 GMP_ALIAS(gsignal, raise)
 
+/* kill and sigqueue are the kernel's, behind the doors: a thread that
+ * signals the process in a loop (which the kernel spends most of) gives
+ * its processor up there when asked, and runs the handlers of the
+ * signals routed to it. */
+GMP_EXPORT int kill(pid_t pid, int sig)
+{
+	GMP_ENTRY(kill, pid, sig);
+	return real_kill(pid, sig);
+}
+
+GMP_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+{
+	GMP_ENTRY(sigqueue, pid, sig, val);
+	return real_sigqueue(pid, sig, val);
+}
+
 /* --- waiting --------------------------------------------------------------------- */
 
 struct sigpark {

@@ -159,3 +159,13 @@ Test(live, pthread_kill_storm_at_a_looping_thread_ends, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("tkill");
 }
+
+/* The worker, the only thread that takes the signals, ends in the middle
+ * of the storm, with signals sent to the process on their way to it;
+ * main then unblocks them. Linux keeps a process signal pending until a
+ * thread takes it: so must libgmp, or a sender waits forever for its
+ * handler. */
+Test(live, process_signals_outlive_the_thread_they_were_routed_to, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("stormexit");
+}

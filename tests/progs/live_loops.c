@@ -19,6 +19,11 @@
  *                       signals: only the worker takes them
  *   live_loops tkill    2 threads pthread_kill the worker with SIGUSR1 in
  *                       a tight loop
+ *   live_loops stormexit    as stormblock, but after 0.5 s main stops the
+ *                       worker and joins it while the senders go on, then
+ *                       unblocks both signals itself: the signals sent to
+ *                       the process meanwhile (some the worker had not
+ *                       handled when it ended) reach main's handlers
  *
  * In each storm a sender waits in sem_wait, every 64 signals, for the
  * post of its signal's handler: a lost signal hangs the program.
@@ -155,6 +160,7 @@ static atomic_long handled[2];	/* SIGUSR1, SIGUSR2 */
 static atomic_long sent[2];
 static sem_t posted[2];		/* each handler posts its own */
 static atomic_int senders_run = 1;
+static atomic_int worker_run = 1;
 static pthread_t worker_th;
 static sigset_t usr;
 
@@ -170,7 +176,7 @@ static void *worker(void *arg)
 {
 	(void)arg;
 	pthread_sigmask(SIG_UNBLOCK, &usr, NULL);
-	while (atomic_load_explicit(&run_flag, memory_order_relaxed))
+	while (atomic_load_explicit(&worker_run, memory_order_relaxed))
 		if (pthread_mutex_trylock(&mu) == 0)
 			pthread_mutex_unlock(&mu);
 	return NULL;
@@ -201,7 +207,7 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static int storm(const char *what, bool block, bool tkill)
+static int storm(const char *what, bool block, bool tkill, bool worker_exits)
 {
 	CHECK(sem_init(&posted[0], 0, 0) == 0 && sem_init(&posted[1], 0, 0) == 0, "sem_init");
 	struct sigaction sa = {0};
@@ -221,7 +227,17 @@ static int storm(const char *what, bool block, bool tkill)
 	struct sender s[2] = {{0, tkill}, {1, tkill}};
 	for (int k = 0; k < 2; k++)
 		CHECK(pthread_create(&th[k], NULL, sender, &s[k]) == 0, "pthread_create");
-	sleep_ms(1000);
+	if (worker_exits) {
+		sleep_ms(500);
+		atomic_store(&worker_run, 0);
+		CHECK(pthread_join(worker_th, NULL) == 0, "pthread_join");
+		/* the senders now wait for handlers nobody can run */
+		sleep_ms(200);
+		CHECK(pthread_sigmask(SIG_UNBLOCK, &usr, NULL) == 0, "pthread_sigmask");
+		sleep_ms(300);
+	} else {
+		sleep_ms(1000);
+	}
 	atomic_store(&senders_run, 0);
 	for (int k = 0; k < 2; k++)
 		CHECK(pthread_join(th[k], NULL) == 0, "pthread_join");
@@ -237,12 +253,15 @@ static int storm(const char *what, bool block, bool tkill)
 	}
 	while (atomic_load(&handled[0]) < want1 || atomic_load(&handled[1]) < want2)
 		sleep_ms(1);
-	atomic_store(&run_flag, 0);
-	CHECK(pthread_join(worker_th, NULL) == 0, "pthread_join");
+	if (!worker_exits) {
+		atomic_store(&worker_run, 0);
+		CHECK(pthread_join(worker_th, NULL) == 0, "pthread_join");
+	}
 	CHECK(sent[0] > 0 && sent[1] > 0, "a sender never ran");
 	CHECK(h1 > 0 && h2 > 0, "a handler never ran during the storm (%ld, %ld)", h1, h2);
-	printf("2 senders stormed the %s with SIGUSR1 and SIGUSR2; both handlers ran\n",
-	       tkill ? "worker" : "process");
+	printf("2 senders stormed the %s with SIGUSR1 and SIGUSR2; both handlers ran%s\n",
+	       tkill ? "worker" : "process",
+	       worker_exits ? ", on main once the worker had ended" : "");
 	printf("PASS %s\n", what);
 	return 0;
 }
@@ -257,12 +276,14 @@ int main(int argc, char **argv)
 		if (strcmp(what, loop_kinds[i]) == 0)
 			return loops(what);
 	if (strcmp(what, "storm") == 0)
-		return storm(what, false, false);
+		return storm(what, false, false, false);
 	if (strcmp(what, "stormblock") == 0)
-		return storm(what, true, false);
+		return storm(what, true, false, false);
 	if (strcmp(what, "tkill") == 0)
-		return storm(what, false, true);
+		return storm(what, false, true, false);
+	if (strcmp(what, "stormexit") == 0)
+		return storm(what, true, false, true);
 	fprintf(stderr, "usage: live_loops read|pread|getpid|yield|trylock|sem|clock|"
-			"storm|stormblock|tkill\n");
+			"storm|stormblock|tkill|stormexit\n");
 	return 2;
 }
