@@ -397,7 +397,7 @@ END {
 		measure(w, lbl, "wake-up lateness, median ms", "median_late_ms", "%.3f", 1, "time")
 		measure(w, lbl, "wake-up lateness, p99 ms", "p99_late_ms", "%.3f", 1, "time")
 		measure(w, lbl, "wake-up lateness, worst ms", "max_late_ms", "%.3f", 1, "time")
-		measure(w, lbl, "loopers' calls per second, thousands", "calls_per_sec", "%.0f", 1e3, "rate")
+		measure(w, lbl, "calls per second of the loopers, thousands", "calls_per_sec", "%.0f", 1e3, "rate")
 	}
 	print ""
 	nf = 0

@@ -87,41 +87,34 @@ static void preempt_self(void)
 	}
 }
 
-/* May the G running on mp, the signalled M, be stopped where uc says
- * it is? *lo: its stack's lowest usable address. */
-static bool safe_point(struct m *mp, struct g *gp, void *uc, uintptr_t *lo)
-{
-	if (gp->preemptoff || arch_tp() != gp->tcb)
-		return false;
-	uint32_t st = g_status(gp);
-	if (!(st == G_RUNNING && mp->p) && !(st == G_SYSCALL && ld_acq(&mp->blocked)))
-		return false;
-	/* not in libc & co; and not a system call the thread made itself,
-	 * which the kernel restarts at the instruction (sysmon's blocked-M
-	 * retake is for that) */
-	uintptr_t pc = arch_uc_pc(uc);
-	if (unsafe_pc(pc) || arch_at_syscall(pc))
-		return false;
-	/* only on the G's own stack: not g0, not a stack the program
-	 * switched to itself (its size is unknown) */
-	return g_stack_bounds(gp, arch_uc_sp(uc), lo);
-}
-
 /* Preempt the G running on mp, the signalled M, if it is at a safe
- * point; else ask it to yield at its next door (core/door.h). A G in
- * the middle of a switch gets the request too: execute voids it. */
+ * point. One that runs code of libc, ld.so, the vDSO or libgmp on its own
+ * stack is asked to yield at its next door instead (core/door.h); one
+ * anywhere else (g0, a switch, a signal handler, a stack of the
+ * program's) is asked again later. */
 static void preempt_here(struct m *mp, void *uc)
 {
 	if (!ready || mp->in_fork)
 		return;
 	struct g *gp = mp->curg;
-	if (!gp || gp->m != mp)
+	if (!gp || gp->m != mp || gp->preemptoff || arch_tp() != gp->tcb)
 		return;
+	uint32_t st = g_status(gp);
+	if (!(st == G_RUNNING && mp->p) && !(st == G_SYSCALL && ld_acq(&mp->blocked)))
+		return;
+	/* only on the G's own stack: not g0, not a stack the program
+	 * switched to itself (its size is unknown) */
 	uintptr_t lo;
-	if (safe_point(mp, gp, uc, &lo))
-		arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
-	else
+	if (!g_stack_bounds(gp, arch_uc_sp(uc), &lo))
+		return;
+	/* not in libc & co; and not a system call the thread made itself,
+	 * which the kernel restarts at the instruction (sysmon's blocked-M
+	 * retake is for that) */
+	uintptr_t pc = arch_uc_pc(uc);
+	if (unsafe_pc(pc) || arch_at_syscall(pc))
 		atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
+	else
+		arch_preempt_inject(uc, preempt_self, lo, PREEMPT_RESERVE);
 }
 
 void sched_sig_request(void *uc)

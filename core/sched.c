@@ -438,13 +438,19 @@ top:;
 				 (!ring || pp->glob_when <= pp->ring_when);
 		take_glob = glob_late || (chain_long && !ring && glob);
 		take_ring = !take_glob && chain_long && ring;
-		/* the global queue has waited a short slice: its share comes
-		 * in a batch, behind the ring, or Gs that keep the ring full
-		 * (timer wake-ups) would let it drain one G per slice while
-		 * preempted Gs pile up in it */
+		/* the global queue has waited a short slice: a long one comes
+		 * in a batch (a P's half of half of it), behind the ring, or
+		 * Gs that keep the ring full (timer wake-ups) would let it
+		 * drain one G per slice while preempted Gs pile up in it; a
+		 * short one a G at a time, which keeps a few spinning Gs
+		 * spread over the Ps */
 		if (glob_late) {
 			int room = RUNQ_SIZE / 2 - (int)runq_ring_len(pp);
-			batch = room > 1 ? room : 1;
+			batch = ld_rlx(&sched.runqsize) / (2 * sched.gomaxprocs);
+			if (batch > room)
+				batch = room;
+			if (batch < 1)
+				batch = 1;
 		}
 	}
 	if (take_glob) {
