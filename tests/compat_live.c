@@ -169,3 +169,15 @@ Test(live, process_signals_outlive_the_thread_they_were_routed_to, .timeout = TE
 {
 	same_as_nptl("stormexit");
 }
+
+/* ---- every runnable thread runs ---------------------------------------------------- */
+
+/* With every processor taken by threads that never wait, threads woken
+ * by a timer, a pipe (the netpoller), a condition variable and a signal
+ * are each woken 100 times, one round a millisecond: each wake-up must
+ * be taken within a few slices, or the program's 20 s bound runs out
+ * (NPTL takes about 0.2 s). */
+Test(live, every_kind_of_wakeup_runs_among_loopers, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("wakeups");
+}

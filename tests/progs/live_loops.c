@@ -25,6 +25,14 @@
  *                       the process meanwhile (some the worker had not
  *                       handled when it ended) reach main's handlers
  *
+ *   live_loops wakeups  4 threads loop on pthread_mutex_trylock while 4
+ *                       others are each woken 100 times, one by its own
+ *                       1 ms sleeps, one by a pipe a helper writes to, one
+ *                       by a condition variable the helper signals, one in
+ *                       sigwait by the helper's pthread_kill; all 400
+ *                       wake-ups must be taken within 20 s (under NPTL,
+ *                       about 0.2 s)
+ *
  * In each storm a sender waits in sem_wait, every 64 signals, for the
  * post of its signal's handler: a lost signal hangs the program.
  *
@@ -266,6 +274,119 @@ static int storm(const char *what, bool block, bool tkill, bool worker_exits)
 	return 0;
 }
 
+/* ---- wake-ups of every kind among loopers ----------------------------------------- */
+
+#define ROUNDS 100
+
+static atomic_int woken[4];	/* sleep, pipe, condvar, signal */
+static int wake_pipe[2];
+static pthread_mutex_t cv_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int cv_turns;
+static pthread_t sig_th;
+
+static void *wake_sleep(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+		atomic_fetch_add(&woken[0], 1);
+	}
+	return NULL;
+}
+
+static void *wake_pipe_reader(void *arg)
+{
+	(void)arg;
+	char c;
+	for (int i = 0; i < ROUNDS; i++) {
+		CHECK(read(wake_pipe[0], &c, 1) == 1, "read: %s", strerror(errno));
+		atomic_fetch_add(&woken[1], 1);
+	}
+	return NULL;
+}
+
+static void *wake_cond(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&cv_mu);
+	for (int i = 0; i < ROUNDS; i++) {
+		while (cv_turns == 0)
+			pthread_cond_wait(&cv, &cv_mu);
+		cv_turns--;
+		atomic_fetch_add(&woken[2], 1);
+	}
+	pthread_mutex_unlock(&cv_mu);
+	return NULL;
+}
+
+static void *wake_sig(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		int sig;
+		CHECK(sigwait(&usr, &sig) == 0, "sigwait");
+		atomic_fetch_add(&woken[3], 1);
+	}
+	return NULL;
+}
+
+/* Wakes the pipe reader, the condvar waiter and the signal waiter, one
+ * round every millisecond; the next round only once the last is taken
+ * (standard signals merge). */
+static void *waker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+		CHECK(write(wake_pipe[1], "x", 1) == 1, "write: %s", strerror(errno));
+		pthread_mutex_lock(&cv_mu);
+		cv_turns++;
+		pthread_cond_signal(&cv);
+		pthread_mutex_unlock(&cv_mu);
+		while (atomic_load(&woken[3]) < i)
+			sched_yield();
+		pthread_kill(sig_th, SIGUSR1);
+	}
+	return NULL;
+}
+
+static int wakeups(void)
+{
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	CHECK(pthread_sigmask(SIG_BLOCK, &usr, NULL) == 0, "pthread_sigmask");
+	CHECK(pipe(wake_pipe) == 0, "pipe: %s", strerror(errno));
+	pthread_t loopers[NLOOP], th[4], w;
+	for (int k = 0; k < NLOOP; k++)
+		CHECK(pthread_create(&loopers[k], NULL, worker, NULL) == 0, "pthread_create");
+	void *(*fn[4])(void *) = {wake_sleep, wake_pipe_reader, wake_cond, wake_sig};
+	for (int k = 0; k < 4; k++)
+		CHECK(pthread_create(&th[k], NULL, fn[k], NULL) == 0, "pthread_create");
+	sig_th = th[3];
+	CHECK(pthread_create(&w, NULL, waker, NULL) == 0, "pthread_create");
+	double end = now_sec() + 20;
+	static const char *const kind[] = {"sleep", "pipe", "condvar", "signal"};
+	for (int k = 0; k < 4; k++) {
+		while (atomic_load(&woken[k]) < ROUNDS && now_sec() < end)
+			sleep_ms(1);
+		CHECK(atomic_load(&woken[k]) == ROUNDS, "the %s waiter was woken %d times of %d in 20 s",
+		      kind[k], atomic_load(&woken[k]), ROUNDS);
+	}
+	CHECK(pthread_join(w, NULL) == 0, "pthread_join");
+	for (int k = 0; k < 4; k++)
+		CHECK(pthread_join(th[k], NULL) == 0, "pthread_join");
+	atomic_store(&worker_run, 0);
+	for (int k = 0; k < NLOOP; k++)
+		CHECK(pthread_join(loopers[k], NULL) == 0, "pthread_join");
+	printf("4 waiters woken 100 times each by a timer, a pipe, a condvar and a signal "
+	       "while 4 threads looped\n");
+	printf("PASS wakeups\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -283,7 +404,9 @@ int main(int argc, char **argv)
 		return storm(what, false, true, false);
 	if (strcmp(what, "stormexit") == 0)
 		return storm(what, true, false, true);
+	if (strcmp(what, "wakeups") == 0)
+		return wakeups();
 	fprintf(stderr, "usage: live_loops read|pread|getpid|yield|trylock|sem|clock|"
-			"storm|stormblock|tkill|stormexit\n");
+			"storm|stormblock|tkill|stormexit|wakeups\n");
 	return 2;
 }
