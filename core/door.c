@@ -39,8 +39,15 @@ void door_slow(struct g *gp, bool may_yield)
 		trace_ev(gp->m, TR_PREEMPT, gp, 1);
 		g_preempt_yield();
 	}
-	/* routed while it waited to run again, or before */
-	if (sigq_pending_for(gp))
-		door_signals(gp);
 	errno = e;
+	door_signals_kept(gp);
+}
+
+void door_signals_kept(struct g *gp)
+{
+	if (sigq_pending_for(gp)) {
+		int e = errno;
+		door_signals(gp);
+		errno = e;
+	}
 }

@@ -186,10 +186,6 @@ static inline void door_leave(struct door_scope *s)
 	if (dg_) \
 		door_check(dg_); \
 } while (0)
-/* No door at all (mutex unlock: a loop of unlocks alone is no loop). */
-#define GMP_ENTRY_BARE(name, ...) do { \
-	GMP_PASS(name, __VA_ARGS__); \
-} while (0)
 
 /* Run the program's code (a once routine, a destructor, a signal
  * handler) from inside an interposed function, at a point where libgmp
@@ -228,7 +224,10 @@ extern struct door_hooks door_hooks;
 /* Run the handlers of signals routed to gp (on gp); returns how many
  * ran. */
 int door_signals(struct g *gp);
-/* The same; *restart is false when a handler that ran was installed
+/* door_signals when signals are routed to gp, errno kept: after a yield
+ * (routed while it waited to run again). */
+void door_signals_kept(struct g *gp);
+/* The same as door_signals; *restart is false when a handler that ran was installed
  * without SA_RESTART (the interrupted call fails with EINTR rather than
  * restarting). */
 int door_signals_restart(struct g *gp, bool *restart);

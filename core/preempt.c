@@ -80,11 +80,7 @@ static void preempt_self(void)
 		g_preempt_yield();
 	/* signals that came for it while it waited to run again (a G that
 	 * spins in its own code passes nowhere else): this is a door */
-	if (sigq_pending_for(gp)) {
-		int e = errno;
-		door_signals(gp);
-		errno = e;
-	}
+	door_signals_kept(gp);
 }
 
 /* Preempt the G running on mp, the signalled M, if it is at a safe
@@ -161,12 +157,13 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		 * thread woken by I/O or a timer does not wait a whole slice
 		 * behind a spinning one. */
 		int64_t due = ld_rlx(&pp->timers.minwhen);
-		bool waits = global_waits || !runq_empty(pp) || (due && due <= now);
+		bool due_now = due && due <= now;
+		bool waits = global_waits || !runq_empty(pp) || due_now;
 		int64_t slice = waits ? rt_cfg.preempt_ns / 5 : rt_cfg.preempt_ns;
 		/* a timer of this P is due: its M fires it only when it
 		 * schedules, so the G gives the P up soon (as a kernel lets a
 		 * woken sleeper preempt the running task) */
-		if (due && due <= now)
+		if (due_now)
 			slice = TIMER_PREEMPT_NS;
 		else if (due && (*next_due == 0 || due < *next_due))
 			*next_due = due;
@@ -177,7 +174,7 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 			pp->preempt_when = now;
 			/* a new slice since the last look: it began at the P's
 			 * own record, which only a due timer needs exactly */
-			if (!(due && due <= now))
+			if (!due_now)
 				continue;
 			int64_t began = ld_rlx(&pp->slice_start);
 			if (began > 0 && began < now)

@@ -28,6 +28,10 @@ struct sigrec {
 
 static struct sigrec recs[SIGQ_MAX];
 static _Atomic int nposted;	/* records POSTED (routed or not yet) */
+/* Records ROUTED (counted before they are marked): a G that ends looks
+ * for its own only when there are any, not over the whole pool at every
+ * thread's end. */
+static _Atomic int nrouted;
 
 /* gp->sigpend: the signals of records routed to gp. The router marks
  * the record ROUTED, then sets the bit; the G, having taken a record of
@@ -179,6 +183,7 @@ static void kick(struct g *gp, int sig, struct p *pp)
  * thread, as Linux drops it. */
 static void give_back(struct sigrec *r)
 {
+	xadd(&nrouted, -1);
 	if (!r->process) {
 		st_rel(&r->state, (uint32_t)REC_FREE);
 		return;
@@ -193,9 +198,10 @@ static void give_back(struct sigrec *r)
 void sigq_g_exited(struct g *gp)
 {
 	/* gp is DEAD (stored before); a router that routed to it before
-	 * seeing that looks again after its own store (sigq_poll) */
+	 * seeing that looks again after its own count and store
+	 * (sigq_poll): when the count reads 0 here, that look sees DEAD */
 	fence_seq();
-	for (int i = 0; i < SIGQ_MAX; i++) {
+	for (int i = 0; i < SIGQ_MAX && ld_acq(&nrouted) > 0; i++) {
 		struct sigrec *r = &recs[i];
 		if (ld_acq(&r->state) == REC_ROUTED && r->target == gp &&
 		    cas_val(&r->state, (uint32_t)REC_ROUTED, (uint32_t)REC_ROUTING))
@@ -228,6 +234,7 @@ void sigq_poll(struct p *pp)
 		}
 		xadd(&nposted, -1);
 		r->target = gp;
+		xadd(&nrouted, 1);
 		st_rel(&r->state, (uint32_t)REC_ROUTED);
 		fence_seq();
 		if (!live(gp)) {
@@ -272,6 +279,8 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 		*out = r->info;
 		if (unrouted)
 			xadd(&nposted, -1);
+		else
+			xadd(&nrouted, -1);
 		st_rel(&r->state, (uint32_t)REC_FREE);
 		if (mine)
 			settle_pend(gp, out->si_signo);
@@ -280,10 +289,6 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 	return false;
 }
 
-bool sigq_take(struct g *gp, siginfo_t *out)
-{
-	return sigq_take_mask(gp, ~ld_rlx(&gp->sigmask), false, out);
-}
 
 uint64_t sigq_pending_mask(struct g *gp)
 {
@@ -343,6 +348,7 @@ void sigq_after_fork(struct g *gp)
 	for (int i = 0; i < SIGQ_MAX; i++)
 		st_rlx(&recs[i].state, (uint32_t)REC_FREE);
 	st_rlx(&nposted, 0);
+	st_rlx(&nrouted, 0);
 	for (int s = 0; s < 64; s++) {
 		st_rlx(&nwant[s], 0);
 		st_rlx(&nblocked[s], 0);

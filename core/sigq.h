@@ -60,8 +60,6 @@ void sigq_poll(struct p *pp);
 /* sigq_poll once more over every pending signal (a G unblocked some or
  * now waits for some). */
 void sigq_reroute(struct p *pp);
-/* On gp: take one signal routed to gp that gp does not block. */
-bool sigq_take(struct g *gp, siginfo_t *out);
 /* On gp: take one signal in `accept` routed to gp, or (process) one
  * pending for the process. */
 bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out);

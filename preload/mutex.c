@@ -79,8 +79,7 @@ static inline void set_owner(pthread_mutex_t *m, int id)
  * 0 (locked) or ETIMEDOUT. */
 static int lock_slow_wait(pthread_mutex_t *m, int64_t deadline)
 {
-	GMP_LIB_SCOPE;	/* the slow path of a GMP_ENTRY_LIGHT entry */
-	gmp_reenter();	/* it may park: with a P */
+	GMP_LIB_SCOPE;	/* the slow path of a GMP_ENTRY_LIGHT entry; with a P */
 	_Atomic uint32_t *st = mstate(m);
 	int64_t wait_start = 0;
 	bool starving = false, awoke = false;
@@ -515,7 +514,8 @@ int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 
 GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	GMP_ENTRY_BARE(pthread_mutex_unlock, m);
+	/* no door: a loop of unlocks alone is no loop */
+	GMP_PASS(pthread_mutex_unlock, m);
 	return gmp_mutex_unlock(m, true);
 }
 

@@ -167,7 +167,6 @@ static int run_handlers(struct g *gp, bool *restart)
 	return n;
 }
 
-
 static bool thread_signal(int sig, const siginfo_t *info)
 {
 	if (info->si_code == SI_TKILL)

@@ -181,7 +181,6 @@ GMP_EXPORT long syscall(long nr, ...)
 	/* the rest is libgmp's (GMP_ENTRY); the call above is the
 	 * program's own system call, which sysmon may retake */
 	GMP_LIB_SCOPE;
-	gmp_reenter();
 
 	void *addr = (void *)a1;
 	int op = (int)a2;
