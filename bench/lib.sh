@@ -4,6 +4,7 @@
 #
 #   top     the build tree (bench/<program> and gmprun are there)
 #   gmprun  "$top/gmprun"
+#   before_gmprun  an older build's gmprun, for the runs of mode "before"
 #   tmp     a private temporary directory (server.pid, out, err, note...),
 #           from make_tmp
 #   raw     the file the raw lines are appended to
@@ -53,8 +54,10 @@ source_rev() {
 # blocking system calls and the Ps retaken from them where it says so);
 # the last field says the workload set its own GMPMAXPROCS ($wprocs).
 run_one() {
-	local w=$1 mode=$2 rep=$3 to=$4 prog=${1%@*} rc line extra= json
+	local w=$1 mode=$2 rep=$3 to=$4 prog=${1%@*} rc line extra= json runner=$gmprun
 	shift 4
+	# mode "before": an older build's libgmp (run.sh --before)
+	[ "$mode" = before ] && runner=$before_gmprun
 	: >"$tmp/note"
 	case $prog in
 	echo|echo_*) run_echo "$@"; rc=$? ;;
@@ -64,13 +67,13 @@ run_one() {
 		else
 			# shellcheck disable=SC2086
 			timeout "$to" env ${wprocs:+GMPMAXPROCS=$wprocs} \
-				"$gmprun" --stats=json -- "$top/bench/$prog" "$@" >"$tmp/out" 2>"$tmp/err"
+				"$runner" --stats=json -- "$top/bench/$prog" "$@" >"$tmp/out" 2>"$tmp/err"
 		fi
 		rc=$?
 		;;
 	esac
 	line=$(grep -m1 '^RESULT ' "$tmp/out" | sed 's/^RESULT //')
-	if [ "$mode" = libgmp ]; then
+	if [ "$mode" != nptl ]; then
 		json=$(grep '^{' "$tmp/err" | tail -1)
 		extra=$(echo "$json" | sed -n 's/.*"peak_os_threads": \([0-9]*\),.*"gomaxprocs": \([0-9]*\)[,}].*/rt_os_threads=\1 gomaxprocs=\2/p')
 		[ -n "$extra" ] && extra="$extra$(echo "$json" |
@@ -86,7 +89,7 @@ run_one() {
 # The state of process $1 ("R", "S", "Z", ...), empty once it is gone.
 proc_state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
-# run_echo CONNS [SECONDS [WARMUP]], from run_one (w, mode, to set there):
+# run_echo CONNS [SECONDS [WARMUP]], from run_one (w, mode, to, runner set there):
 # the server in the background, echo_load against it, the server ended.
 # echo_load's output goes where run_one reads it; a server that did not
 # start or ended by itself is said in $tmp/note, which fails the run.
@@ -100,7 +103,7 @@ run_echo() {
 		"$top/bench/echo_server" $((to + 30)) >"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
 	else
 		# shellcheck disable=SC2086
-		env ${wprocs:+GMPMAXPROCS=$wprocs} "$gmprun" -- "$top/bench/echo_server" $((to + 30)) \
+		env ${wprocs:+GMPMAXPROCS=$wprocs} "$runner" -- "$top/bench/echo_server" $((to + 30)) \
 			>"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
 	fi
 	spid=$!

@@ -8,6 +8,7 @@
 #
 #   bench/run.sh [-r REPS] [-o FILE] [-p PROCS] [--quick] [--no-maxthreads]
 #                [--maxthreads-n N] [--only WORKLOAD,...] [--sweep | --no-sweep]
+#                [--before DIR]
 #
 #   -r REPS          repetitions per library and workload (default 5)
 #   -o FILE          where the report goes (default: results.md next to
@@ -29,6 +30,11 @@
 #                    its section in the report, its data and charts next to
 #                    it (`make bench` asks for it)
 #   --no-sweep       not that (the default; the last of the two counts)
+#   --before DIR     also run each workload under the libgmp of the build
+#                    tree DIR (an older checkout, built: DIR/gmprun), in
+#                    the same interleaved repetitions, and add its table
+#                    (against the same NPTL runs) to the report: libgmp
+#                    before and after a change, measured together
 #
 # The echo workloads (echo_100, echo_2000: 100 and 2,000 connections) start
 # bench/echo_server in the background, plainly or through gmprun, read the
@@ -53,6 +59,7 @@ maxthreads=1
 max_n=1000000
 only=
 sweep=0
+before=
 
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
@@ -66,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--sweep) sweep=1 ;;
 	--no-sweep) sweep=0 ;;
+	--before) before=$(cd "$2" 2>/dev/null && pwd) || { echo "run.sh: no directory $2" >&2; exit 2; }; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -83,6 +91,11 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
+before_gmprun=
+if [ -n "$before" ]; then
+	before_gmprun="$before/gmprun"
+	[ -x "$before_gmprun" ] || { echo "run.sh: $before_gmprun is not built" >&2; exit 2; }
+fi
 
 # workload | arguments | timeout (s) | repetitions [| arguments for NPTL
 #   [| GMPMAXPROCS for libgmp, over -p]]
@@ -163,9 +176,11 @@ echo "$plan" | while IFS='|' read -r w args to n nargs wprocs; do
 		fi
 		if [ $((rep % 2)) = 1 ]; then
 			run_one "$w" nptl "$rep" "$to" $nargs
+			[ -n "$before" ] && run_one "$w" before "$rep" "$to" $args
 			run_one "$w" libgmp "$rep" "$to" $args
 		else
 			run_one "$w" libgmp "$rep" "$to" $args
+			[ -n "$before" ] && run_one "$w" before "$rep" "$to" $args
 			run_one "$w" nptl "$rep" "$to" $nargs
 		fi
 	done
@@ -177,11 +192,14 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 memtotal=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 rev=$(source_rev)
 
+# report FILE REV: the report of the raw lines in FILE (libgmp's source
+# REV) on stdout
+report() {
 awk -v reps="$reps" -v procs_env="${GMPMAXPROCS:-}" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v kernel="$(uname -srm)" -v glibc="$glibc" -v cpu="$cpu" \
 	-v mem="$memtotal" -v pidmax="$(cat /proc/sys/kernel/pid_max)" \
 	-v maxmap="$(cat /proc/sys/vm/max_map_count)" -v stack="$(ulimit -s)" \
-	-v cmd="$cmdline" -v rev="$rev" "$awk_median"'
+	-v cmd="$cmdline" -v rev="$2" "$awk_median"'
 function median(w, m, k,    n, i, a) {
 	n = cnt[w, m, k]
 	if (n == 0) return ""
@@ -532,9 +550,38 @@ END {
 	print "```"
 }
 function has_any_gp() { return gp != "" }
-' "$raw" >"$tmp/report"
+' "$1"
+}
+
+awk '$2 != "before"' "$raw" >"$tmp/raw-after"
+report "$tmp/raw-after" "$rev" >"$tmp/report"
+if [ -n "$before" ]; then
+	# the same NPTL runs against the older libgmp, as if it were libgmp
+	awk '$2 != "libgmp"' "$raw" | sed 's/^\([^ ]*\) before /\1 libgmp /' >"$tmp/raw-before"
+	brev=$(git -C "$before" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	report "$tmp/raw-before" "$brev" >"$tmp/report-before"
+	{
+		echo ""
+		echo "## Before the change"
+		echo ""
+		echo "The same run's NPTL repetitions against the libgmp of $before"
+		echo "(source $brev), whose runs were interleaved with the ones above:"
+		echo ""
+		sed -n '/^| workload/,/^$/p' "$tmp/report-before"
+		echo "Its runs:"
+		echo ""
+		echo '```'
+		awk '$2 == "before"' "$raw"
+		echo '```'
+	} >"$tmp/before-section"
+	# before the raw lines of the NPTL and libgmp runs
+	awk -v sec="$tmp/before-section" '/^## Raw results/ { while ((getline l < sec) > 0) print l; print "" } { print }' \
+		"$tmp/report" >"$tmp/report2"
+	mv "$tmp/report2" "$tmp/report"
+fi
 
 sed -n '/^| workload/,/^$/p' "$tmp/report"
+[ -n "$before" ] && sed -n '/^## Before the change/,/^## Raw/p' "$tmp/report" | sed '$d'
 sed -n '/^## Targets/,/^## Raw/p' "$tmp/report" | sed '$d'
 cp "$tmp/report" "$out"
 echo "wrote $out (raw lines in $raw)"

@@ -6,10 +6,7 @@
 #include "core/sched.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 
 #define CHUNK 1024
 #define NCHUNKS 1024		/* descriptors below 1M (the usual hard limit) */
@@ -85,16 +82,8 @@ static void note_max(int fd)
 void fd_created(int fd, bool user_nb, bool socket)
 {
 	struct fdent *e = fd_entry(fd);
-	if (!e) {
-		/* no table memory: hand the program a descriptor with the
-		 * flags it asked for, made through system calls */
-		if (!user_nb) {
-			int fl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
-			if (fl >= 0)
-				arch_syscall3(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
-		}
-		return;
-	}
+	if (!e)
+		return;	/* no table memory: an ordinary descriptor */
 	drop_pd(fd, e);		/* a stale one: fd was closed behind our back */
 	ring_leave(fd, e);
 	st_rlx(&e->rcvtimeo, 0);
@@ -143,6 +132,16 @@ static void set_nb(struct fdent *e, void *arg)
 void fd_set_user_nb(int fd, bool nb)
 {
 	ring_each(fd, set_nb, nb ? (void *)1 : NULL);
+}
+
+static void set_pollfirst(struct fdent *e, void *arg)
+{
+	atomic_fetch_or(&e->flags, (uint32_t)(uintptr_t)arg);
+}
+
+void fd_refuse_nowait(int fd, int mode)
+{
+	ring_each(fd, set_pollfirst, (void *)(uintptr_t)(mode == NP_READ ? FD_POLLFIRST_R : FD_POLLFIRST_W));
 }
 
 struct timeo {
@@ -195,6 +194,7 @@ void fd_dup(int oldfd, int newfd)
 	fd_created(newfd, fl & FD_USER_NB, fl & FD_SOCKET);
 	struct fdent *n = fd_get(newfd);
 	if (n) {
+		atomic_fetch_or(&n->flags, fl & (FD_POLLFIRST_R | FD_POLLFIRST_W));
 		st_rlx(&n->rcvtimeo, ld_rlx(&o->rcvtimeo));
 		st_rlx(&n->sndtimeo, ld_rlx(&o->sndtimeo));
 		/* into oldfd's ring of duplicates */
@@ -203,20 +203,6 @@ void fd_dup(int oldfd, int newfd)
 		o->dupnext = newfd + 1;
 		rt_unlock(&ring_lock);
 	}
-}
-
-void fd_demote(int fd)
-{
-	struct fdent *e = fd_get(fd);
-	uint32_t fl = e ? ld_acq(&e->flags) : 0;
-	if (!(fl & FD_POLLED))
-		return;
-	if (!(fl & FD_USER_NB)) {
-		int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
-		if (kfl >= 0)
-			arch_syscall3(SYS_fcntl, fd, F_SETFL, kfl & ~O_NONBLOCK);
-	}
-	fd_forget(fd);
 }
 
 struct pdesc *fd_pdesc(int fd, struct fdent *e, int *err)
@@ -247,74 +233,6 @@ static void each_entry(void (*fn)(int fd, struct fdent *e, void *arg), void *arg
 		}
 		fn(fd, e, arg);
 	}
-}
-
-static bool inheritable(int fd)
-{
-	long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
-	return fdfl >= 0 && !(fdfl & FD_CLOEXEC);
-}
-
-static void exec_flags(int fd, struct fdent *e, void *arg)
-{
-	bool restore = arg != NULL;
-	if ((ld_acq(&e->flags) & (FD_POLLED | FD_USER_NB)) != FD_POLLED || !inheritable(fd))
-		return;
-	int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
-	if (kfl >= 0)
-		arch_syscall3(SYS_fcntl, fd, F_SETFL, restore ? kfl | O_NONBLOCK : kfl & ~O_NONBLOCK);
-}
-
-/*
- * A child made by vfork shares the table with its parent and made its
- * dup2s and closes without it, so the table cannot say which of its
- * descriptions were polled. Every inheritable pipe or socket that is
- * non-blocking in the kernel is given back blocking mode, unless the
- * table's entry of that number says the program asked for O_NONBLOCK:
- * programs rarely hand children non-blocking pipes, and libgmp's own
- * flag must not reach them (`seq > pipe` would fail with EAGAIN).
- */
-static void vfork_exec_flags(void)
-{
-	int m = ld_acq(&maxfd);
-	for (int fd = 0; fd <= m; fd++) {
-		struct stat st;
-		if (!inheritable(fd) || arch_syscall2(SYS_fstat, fd, &st) != 0 ||
-		    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-			continue;
-		int kfl = (int)arch_syscall2(SYS_fcntl, fd, F_GETFL);
-		if (kfl < 0 || !(kfl & O_NONBLOCK))
-			continue;
-		struct fdent *e = fd_get(fd);
-		uint32_t fl = e ? ld_acq(&e->flags) : 0;
-		if ((fl & (FD_POLLED | FD_USER_NB)) == (FD_POLLED | FD_USER_NB))
-			continue;
-		arch_syscall3(SYS_fcntl, fd, F_SETFL, kfl & ~O_NONBLOCK);
-	}
-}
-
-void fd_exec_flags(bool restore)
-{
-	if (sched_in_vfork_child()) {
-		/* a failed exec leaves them blocking: the parent's polled
-		 * descriptors then block in the kernel, which sysmon covers */
-		if (!restore)
-			vfork_exec_flags();
-		return;
-	}
-	each_entry(exec_flags, restore ? (void *)1 : NULL);
-}
-
-static void demote_inheritable(int fd, struct fdent *e, void *arg)
-{
-	(void)arg;
-	if ((ld_acq(&e->flags) & FD_POLLED) && inheritable(fd))
-		fd_demote(fd);
-}
-
-void fd_demote_inheritable(void)
-{
-	each_entry(demote_inheritable, NULL);
 }
 
 static void forget_pd(int fd, struct fdent *e, void *arg)

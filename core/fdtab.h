@@ -3,18 +3,19 @@
  *
  * Descriptors the program creates through libgmp (socket, socketpair,
  * accept, accept4, pipe, pipe2, eventfd, timerfd_create, signalfd,
- * inotify_init*) are "polled": non-blocking in the kernel, with the
- * program's own view of O_NONBLOCK kept here. A call on a polled
- * descriptor that gets EAGAIN parks the G on the netpoller unless the
- * program asked for non-blocking I/O itself. Every other descriptor
- * (inherited, opened with open, made inside glibc) keeps its flags and
- * its calls are made as system calls that may block (GMP_BLOCKING).
- *
- * A polled descriptor is "demoted" to an ordinary one, with the kernel's
- * O_NONBLOCK set back to the program's view, when another process or
- * glibc's stdio is about to share it: before posix_spawn, and by fdopen.
- * exec puts the program's view back on every inheritable polled
- * descriptor.
+ * inotify_init*) are "polled": they keep exactly the flags the program
+ * gave them, in the kernel, and libgmp's own calls on them ask for
+ * non-blocking behaviour per call (RWF_NOWAIT, MSG_DONTWAIT), parking the
+ * G on the netpoller on EAGAIN unless the program asked for O_NONBLOCK
+ * (FD_USER_NB, which mirrors the kernel's flag as far as libgmp saw it
+ * set). A kind of descriptor that refuses RWF_NOWAIT in one direction
+ * (EOPNOTSUPP, before any I/O: eventfd writes, inotify) is polled first
+ * in that direction from then on, and the call then made as a system
+ * call that may block. Every other descriptor (inherited, opened with
+ * open, made inside glibc) is not polled: its calls are made as system
+ * calls that may block (GMP_BLOCKING). Code libgmp does not see (glibc's
+ * own reads, an inline syscall instruction, another process sharing the
+ * descriptor) finds the program's flags and blocks as under NPTL.
  *
  * The table is indexed by descriptor number, in chunks mapped on first
  * use; entries are never freed. Entries change when libgmp sees a
@@ -32,9 +33,11 @@
 #include <stdint.h>
 
 /* fdent.flags */
-#define FD_POLLED	0x1	/* non-blocking in the kernel, parks on EAGAIN */
+#define FD_POLLED	0x1	/* tried without blocking per call, parks on EAGAIN */
 #define FD_USER_NB	0x2	/* the program asked for O_NONBLOCK */
 #define FD_SOCKET	0x4	/* a socket (timeouts apply) */
+#define FD_POLLFIRST_R	0x8	/* RWF_NOWAIT refused for reads: poll first */
+#define FD_POLLFIRST_W	0x10	/* and for writes */
 
 struct fdent {
 	_Atomic uint32_t flags;
@@ -63,8 +66,8 @@ static inline struct fdent *fd_polled(int fd)
 	struct fdent *e = fd_get(fd);
 	return e && (ld_rlx(&e->flags) & FD_POLLED) ? e : NULL;
 }
-/* A descriptor was made non-blocking in the kernel on the program's
- * behalf; user_nb is the program's own O_NONBLOCK. */
+/* A pollable descriptor was made for the program; user_nb is its
+ * O_NONBLOCK. */
 void fd_created(int fd, bool user_nb, bool socket);
 /* fd is about to be closed or replaced, or a call libgmp does not track
  * made it: wake Gs waiting on it (EBADF) and forget it. Does nothing in a
@@ -76,24 +79,18 @@ void fd_set_peers(int a, int b);
 /* newfd became a duplicate of oldfd (dup, dup2, dup3, F_DUPFD). */
 void fd_dup(int oldfd, int newfd);
 /* The program set (nb) or cleared O_NONBLOCK on polled descriptor fd:
- * every duplicate sees it. */
+ * every duplicate sees it, as in the kernel. */
 void fd_set_user_nb(int fd, bool nb);
 /* A socket timeout (SO_RCVTIMEO when rcv, else SO_SNDTIMEO) of ns was set
- * on polled descriptor fd: every duplicate has it. */
+ * on polled descriptor fd: every duplicate has it. The kernel applies it
+ * to blocking calls alone, so libgmp's parked ones keep it here. */
 void fd_set_timeo(int fd, bool rcv, int64_t ns);
-/* Make fd an ordinary descriptor: the kernel's O_NONBLOCK becomes the
- * program's view, and calls on it become system calls. */
-void fd_demote(int fd);
 /* fd's poll descriptor, registering fd on first use; NULL (with *err)
  * when the poller cannot watch it. */
 struct pdesc *fd_pdesc(int fd, struct fdent *e, int *err);
-/* Before exec: give every polled descriptor without FD_CLOEXEC the
- * program's view of O_NONBLOCK (restore = false), or after a failed exec
- * take it back (restore = true). */
-void fd_exec_flags(bool restore);
-/* Demote every polled descriptor without FD_CLOEXEC (before another
- * process starts with them: posix_spawn, system, popen). */
-void fd_demote_inheritable(void);
+/* fd refused RWF_NOWAIT in `mode` (NP_READ, NP_WRITE): poll
+ * it first in that direction from now on, with its duplicates. */
+void fd_refuse_nowait(int fd, int mode);
 /* In the child of fork: forget every poll descriptor (the poller starts
  * afresh: sched_after_fork). */
 void fd_after_fork(void);

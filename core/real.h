@@ -22,7 +22,6 @@
 #include <netdb.h>
 #include <pty.h>
 #include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -187,9 +186,7 @@
 	X(int, dup3, (int, int, int), NULL) \
 	X(int, fcntl, (int, int, ...), NULL) \
 	X(int, ioctl, (int, unsigned long, ...), NULL) \
-	X(FILE *, fdopen, (int, const char *), NULL) \
 	X(int, fclose, (FILE *), NULL) \
-	X(FILE *, popen, (const char *, const char *), NULL) \
 	X(int, poll, (struct pollfd *, nfds_t, int), NULL) \
 	X(int, ppoll, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *), NULL) \
 	X(int, select, (int, fd_set *, fd_set *, fd_set *, struct timeval *), NULL) \
@@ -199,14 +196,6 @@
 	X(int, epoll_pwait2, (int, struct epoll_event *, int, const struct timespec *, const sigset_t *), NULL) \
 	X(int, epoll_create, (int), NULL) \
 	X(int, epoll_create1, (int), NULL) \
-	X(int, execve, (const char *, char *const *, char *const *), NULL) \
-	X(int, execv, (const char *, char *const *), NULL) \
-	X(int, execvp, (const char *, char *const *), NULL) \
-	X(int, execvpe, (const char *, char *const *, char *const *), NULL) \
-	X(int, fexecve, (int, char *const *, char *const *), NULL) \
-	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *), NULL) \
-	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *), NULL) \
-	X(int, posix_spawn_file_actions_adddup2, (posix_spawn_file_actions_t *, int, int), NULL) \
 	X(int, openat, (int, const char *, int, ...), NULL) \
 	X(int, __open_2, (const char *, int), NULL) \
 	X(int, __openat_2, (int, const char *, int), NULL) \

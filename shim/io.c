@@ -3,17 +3,19 @@
  * recvfrom, recvmsg, recvmmsg, send, sendto, sendmsg, sendmmsg, their
  * _FORTIFY_SOURCE forms, and pread/pwrite.
  *
- * On a polled descriptor (see fdtab.h) the call is tried without blocking
- * and, on EAGAIN, the G parks on the netpoller until the descriptor is
- * ready, the socket's timeout passes (EAGAIN, as the kernel reports it) or
- * a signal comes (restarting under SA_RESTART, as the kernel does, except
+ * On a polled descriptor (see fdtab.h), which keeps the program's flags
+ * in the kernel, a G's call is tried without blocking (RWF_NOWAIT for
+ * read, write, readv and writev; MSG_DONTWAIT for the socket calls) and,
+ * on EAGAIN, the G parks on the netpoller until the descriptor is ready,
+ * the socket's timeout passes (EAGAIN, as the kernel reports it) or a
+ * signal comes (restarting under SA_RESTART, as the kernel does, except
  * for sockets with a timeout). A program that set O_NONBLOCK or passed
  * MSG_DONTWAIT gets EAGAIN as before. Writes in blocking mode go on until
  * everything is written, as a blocking write to a stream does; a signal
  * after part was written returns that part. On any other descriptor
  * (regular files, terminals, inherited pipes and sockets) the call is a
  * system call of the G: its P goes to other Gs if the call blocks.
- * Threads that are not Gs block in the kernel. Cancellation points as in
+ * Threads that are not Gs make the call itself. Cancellation points as in
  * glibc.
  */
 #include "shim/io.h"
@@ -27,29 +29,18 @@
 
 extern _Noreturn void __chk_fail(void);
 
+bool io_ready(int fd, int mode)
+{
+	struct pollfd p = {fd, mode == NP_READ ? POLLIN : POLLOUT, 0};
+	return arch_syscall3(SYS_poll, &p, 1, 0) != 0;
+}
+
 int io_wait(int fd, struct fdent *e, int mode, struct iowait *w)
 {
 	struct g *gp = getg();
 	int64_t timeo = ld_rlx(mode == NP_READ ? &e->rcvtimeo : &e->sndtimeo);
 	if (timeo && !w->deadline)
 		w->deadline = rt_nanotime() + timeo;
-	if (!gp) {
-		/* not a G: wait in the kernel */
-		struct pollfd p = {fd, mode == NP_READ ? POLLIN : POLLOUT, 0};
-		int ms = -1;
-		if (w->deadline) {
-			int64_t left = w->deadline - rt_nanotime();
-			if (left <= 0)
-				return EAGAIN;
-			ms = (int)((left + 999999) / 1000000);
-		}
-		int r = real_poll(&p, 1, ms);
-		if (r < 0)
-			return errno == EINTR && !w->restartable ? EINTR : 0;
-		if (r == 0)
-			return EAGAIN;
-		return 0;
-	}
 	int err;
 	struct pdesc *pd = fd_pdesc(fd, e, &err);
 	if (!pd) {
@@ -85,12 +76,12 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w)
 GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	GMP_ENTRY(read, fd, buf, n);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, SYS_READ(fd, buf, n));
-	if (getg())
-		door_testcancel(getg());
-	return IO_POLLED(fd, e, NP_READ, true, false, SYS_READ(fd, buf, n));
+	door_testcancel(getg());
+	return IO_POLLED(fd, e, NP_READ, true, false, IO_TRY_NOWAIT, NW_READ(fd, buf, n),
+			 SYS_READ(fd, buf, n));
 }
 
 GMP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
@@ -103,12 +94,12 @@ GMP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
 GMP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
 	GMP_ENTRY(readv, fd, iov, n);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, real_readv(fd, iov, n));
-	if (getg())
-		door_testcancel(getg());
-	return IO_POLLED(fd, e, NP_READ, true, false, SYS_READV(fd, iov, n));
+	door_testcancel(getg());
+	return IO_POLLED(fd, e, NP_READ, true, false, IO_TRY_NOWAIT, NW_READV(fd, iov, n),
+			 SYS_READV(fd, iov, n));
 }
 
 /* recv with MSG_WAITALL on a blocking socket waits for all n bytes; the
@@ -120,7 +111,9 @@ static ssize_t recv_loop(int fd, struct fdent *e, void *buf, size_t n, int flags
 	bool all = (flags & MSG_WAITALL) && !once && !(ld_rlx(&e->flags) & FD_USER_NB);
 	size_t done = 0;
 	for (;;) {
-		ssize_t r = IO_POLLED(fd, e, NP_READ, true, once,
+		ssize_t r = IO_POLLED(fd, e, NP_READ, true, once, IO_TRY_FLAG,
+				      SYS_RECVFROM(fd, (char *)buf + done, n - done,
+						   flags | MSG_DONTWAIT, addr, alen),
 				      SYS_RECVFROM(fd, (char *)buf + done, n - done, flags, addr, alen));
 		if (r < 0)
 			return done ? (ssize_t)done : -1;
@@ -134,14 +127,13 @@ GMP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct socka
 			    socklen_t *alen)
 {
 	GMP_ENTRY(recvfrom, fd, buf, n, flags, addr, alen);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_recvfrom(fd, buf, n, flags, addr, alen);
 		return IO_SYSCALL(ssize_t, true, real_recvfrom(fd, buf, n, flags, addr, alen));
 	}
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	return recv_loop(fd, e, buf, n, flags, addr, alen);
 }
 
@@ -168,31 +160,31 @@ GMP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t size, int 
 GMP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	GMP_ENTRY(recvmsg, fd, msg, flags);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_recvmsg(fd, msg, flags);
 		return IO_SYSCALL(ssize_t, true, SYS_RECVMSG(fd, msg, flags));
 	}
-	if (getg())
-		door_testcancel(getg());
-	return IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, SYS_RECVMSG(fd, msg, flags));
+	door_testcancel(getg());
+	return IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, IO_TRY_FLAG,
+			 SYS_RECVMSG(fd, msg, flags | MSG_DONTWAIT), SYS_RECVMSG(fd, msg, flags));
 }
 
 GMP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags,
 			struct timespec *timeout)
 {
 	GMP_ENTRY(recvmmsg, fd, vec, n, flags, timeout);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_recvmmsg(fd, vec, n, flags, timeout);
 		return IO_SYSCALL(int, true, real_recvmmsg(fd, vec, n, flags, timeout));
 	}
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	/* waits for the first message; the rest are what is there */
-	return (int)IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT,
+	return (int)IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, IO_TRY_FLAG,
+			      real_recvmmsg(fd, vec, n, flags | MSG_DONTWAIT, timeout),
 			      real_recvmmsg(fd, vec, n, flags, timeout));
 }
 
@@ -201,14 +193,14 @@ GMP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags,
 GMP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	GMP_ENTRY(write, fd, buf, n);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, real_write(fd, buf, n));
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	size_t done = 0;
 	for (;;) {
-		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, false,
+		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, false, IO_TRY_NOWAIT,
+				      NW_WRITE(fd, (const char *)buf + done, n - done),
 				      SYS_WRITE(fd, (const char *)buf + done, n - done));
 		if (r < 0)
 			return done ? (ssize_t)done : -1;
@@ -222,18 +214,19 @@ GMP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			  const struct sockaddr *addr, socklen_t alen)
 {
 	GMP_ENTRY(sendto, fd, buf, n, flags, addr, alen);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_sendto(fd, buf, n, flags, addr, alen);
 		return IO_SYSCALL(ssize_t, true, real_sendto(fd, buf, n, flags, addr, alen));
 	}
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	bool once = flags & MSG_DONTWAIT;
 	size_t done = 0;
 	for (;;) {
-		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, once,
+		ssize_t r = IO_POLLED(fd, e, NP_WRITE, true, once, IO_TRY_FLAG,
+				      SYS_SENDTO(fd, (const char *)buf + done, n - done,
+						 flags | MSG_DONTWAIT, addr, alen),
 				      SYS_SENDTO(fd, (const char *)buf + done, n - done, flags,
 						 addr, alen));
 		if (r < 0)
@@ -308,10 +301,12 @@ static ssize_t writev_all(int fd, struct fdent *e, const struct iovec *iov0, int
 				m.msg_control = NULL;
 				m.msg_controllen = 0;
 			}
-			r = IO_POLLED(fd, e, NP_WRITE, true, flags & MSG_DONTWAIT,
+			r = IO_POLLED(fd, e, NP_WRITE, true, flags & MSG_DONTWAIT, IO_TRY_FLAG,
+				      SYS_SENDMSG(fd, &m, flags | MSG_DONTWAIT),
 				      SYS_SENDMSG(fd, &m, flags));
 		} else {
-			r = IO_POLLED(fd, e, NP_WRITE, true, false,
+			r = IO_POLLED(fd, e, NP_WRITE, true, false, IO_TRY_NOWAIT,
+				      NW_WRITEV(fd, iov + first, n - first),
 				      SYS_WRITEV(fd, iov + first, n - first));
 		}
 		if (r < 0) {
@@ -336,25 +331,23 @@ static ssize_t writev_all(int fd, struct fdent *e, const struct iovec *iov0, int
 GMP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
 	GMP_ENTRY(writev, fd, iov, n);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e)
 		return IO_SYSCALL(ssize_t, true, real_writev(fd, iov, n));
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	return writev_all(fd, e, iov, n, NULL, 0);
 }
 
 GMP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	GMP_ENTRY(sendmsg, fd, msg, flags);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_sendmsg(fd, msg, flags);
 		return IO_SYSCALL(ssize_t, true, real_sendmsg(fd, msg, flags));
 	}
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	if (msg->msg_iovlen > 1024) {
 		errno = EMSGSIZE;
 		return -1;
@@ -365,18 +358,18 @@ GMP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 GMP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 {
 	GMP_ENTRY(sendmmsg, fd, vec, n, flags);
-	struct fdent *e = fd_polled(fd);
+	struct fdent *e = io_polled(fd);
 	if (!e) {
 		if (flags & MSG_DONTWAIT)
 			return real_sendmmsg(fd, vec, n, flags);
 		return IO_SYSCALL(int, true, real_sendmmsg(fd, vec, n, flags));
 	}
-	if (getg())
-		door_testcancel(getg());
+	door_testcancel(getg());
 	bool once = (flags & MSG_DONTWAIT) || (ld_rlx(&e->flags) & FD_USER_NB);
 	unsigned done = 0;
 	while (done < n) {
-		int r = (int)IO_POLLED(fd, e, NP_WRITE, true, once,
+		int r = (int)IO_POLLED(fd, e, NP_WRITE, true, once, IO_TRY_FLAG,
+				       real_sendmmsg(fd, vec + done, n - done, flags | MSG_DONTWAIT),
 				       real_sendmmsg(fd, vec + done, n - done, flags));
 		if (r < 0)
 			return done ? (int)done : -1;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 /* State of one call on a polled descriptor across its waits. */
 struct iowait {
@@ -20,27 +21,72 @@ struct iowait {
 				 * restarts the call (false: EINTR) */
 };
 
+/* fd's entry when the calling thread is a G and fd is polled: its calls
+ * then try without blocking and park. NULL: make the call as a system
+ * call (a thread that is not a G blocks in the kernel, as under NPTL). */
+static inline struct fdent *io_polled(int fd)
+{
+	struct fdent *e = fd_polled(fd);
+	return e && getg() ? e : NULL;
+}
+
 /*
- * The call on polled descriptor fd (entry e) failed with EAGAIN and the
- * program wants blocking I/O: wait until fd is ready in `mode`. Returns 0
- * to try the call again, or the errno value the call fails with: EAGAIN
- * when the socket timeout passed, EINTR, EBADF when fd was closed.
- * Threads that are not Gs wait in the kernel (poll).
+ * The call on polled descriptor fd (entry e) found it not ready and the
+ * program wants blocking I/O: park the G until fd is ready in `mode`.
+ * Returns 0 to try the call again, or the errno value the call fails
+ * with: EAGAIN when the socket timeout passed, EINTR, EBADF when fd was
+ * closed. Only for Gs.
  */
 int io_wait(int fd, struct fdent *e, int mode, struct iowait *w);
 
-/* Run `call` (an expression of type ssize_t, non-blocking in the kernel)
- * on polled descriptor fd with entry e, waiting on EAGAIN as the program's
- * blocking view wants. `once` (bool): do not wait (MSG_DONTWAIT). */
-#define IO_POLLED(fd, e, mode, restart, once, call) ({ \
+/* Is fd ready in `mode` now? (poll with no timeout; an error or a hang-up
+ * counts as ready: the call reports it.) */
+bool io_ready(int fd, int mode);
+
+/* How a call on a polled descriptor is tried without blocking. */
+enum {
+	IO_TRY_FLAG,	/* its own flag (MSG_DONTWAIT): always honoured */
+	IO_TRY_NOWAIT,	/* preadv2/pwritev2 with RWF_NOWAIT; a descriptor
+			 * that refuses it is polled first from then on */
+	IO_TRY_POLL,	/* no per-call form (accept): poll first */
+};
+
+/*
+ * Run a call on polled descriptor fd (entry e) in `mode` as the program's
+ * blocking or non-blocking view wants: `nbcall` (an expression of type
+ * ssize_t) is the call with its per-call non-blocking form, `call` the
+ * plain call. When the descriptor is not ready the G parks on the
+ * netpoller and tries again, unless the program asked for O_NONBLOCK or
+ * `once` (bool: MSG_DONTWAIT). When the call has no non-blocking form
+ * that this descriptor honours, readiness is polled first and the plain
+ * call made as a system call of the G: if another thread or process took
+ * the data in between, it blocks its OS thread, as an unseen call would,
+ * and the P goes on to other Gs.
+ */
+#define IO_POLLED(fd, e, mode, restart, once, how, nbcall, call) ({ \
 	struct iowait iw_ = {0, false, (restart)}; \
-	ssize_t r_ = -1; \
+	uint32_t pf_ = (mode) == NP_READ ? FD_POLLFIRST_R : FD_POLLFIRST_W; \
+	ssize_t ior_ = -1; \
 	for (;;) { \
 		struct pdesc *pd_ = ld_acq(&(e)->pd); \
 		if (pd_) \
 			netpoll_reset(pd_, (mode)); \
-		r_ = (call); \
-		if (r_ >= 0 || errno != EAGAIN || (once) || \
+		uint32_t f_ = ld_rlx(&(e)->flags); \
+		if ((how) != IO_TRY_POLL && !(f_ & pf_)) { \
+			ior_ = (nbcall); \
+			if ((how) == IO_TRY_NOWAIT && ior_ < 0 && errno == EOPNOTSUPP) { \
+				fd_refuse_nowait((fd), (mode)); \
+				continue; \
+			} \
+		} else if (f_ & FD_USER_NB) { \
+			ior_ = (call);	/* non-blocking in the kernel */ \
+		} else if (io_ready((fd), (mode))) { \
+			ior_ = GMP_BLOCKING(ssize_t, false, (call)); \
+		} else { \
+			ior_ = -1; \
+			errno = EAGAIN; \
+		} \
+		if (ior_ >= 0 || errno != EAGAIN || (once) || \
 		    (ld_rlx(&(e)->flags) & FD_USER_NB)) \
 			break; \
 		int w_ = io_wait((fd), (e), (mode), &iw_); \
@@ -49,14 +95,14 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w);
 			break; \
 		} \
 	} \
-	if (r_ > 0) \
+	if (ior_ > 0) \
 		fd_kick_peer((e), (mode)); \
-	if (r_ >= 0 && iw_.woken) { \
+	if (ior_ >= 0 && iw_.woken) { \
 		struct pdesc *pd_ = ld_acq(&(e)->pd); \
 		if (pd_) \
 			netpoll_pass(pd_, (mode)); \
 	} \
-	r_; \
+	ior_; \
 })
 
 /* Calls on polled descriptors are made as plain system calls: glibc's
@@ -81,6 +127,24 @@ static inline ssize_t io_ret(long r)
 #define SYS_RECVMSG(fd, m, fl) io_ret(arch_syscall3(SYS_recvmsg, (fd), (m), (fl)))
 #define SYS_SENDMSG(fd, m, fl) io_ret(arch_syscall3(SYS_sendmsg, (fd), (m), (fl)))
 #define SYS_ACCEPT4(fd, a, al, fl) io_ret(arch_syscall4(SYS_accept4, (fd), (a), (al), (fl)))
+
+/* The RWF_NOWAIT forms, at the descriptor's own position (-1). Linux
+ * honours RWF_NOWAIT on pipes, sockets, eventfd reads, timerfd and
+ * signalfd, and refuses it (EOPNOTSUPP, before any I/O) where it would
+ * not. A single buffer is cut to what one read or write moves. */
+#define IO_MAX_RW 0x7ffff000ul
+#define NW_READV(fd, iov, n) \
+	io_ret(arch_syscall6(SYS_preadv2, (fd), (long)(iov), (n), -1L, 0, RWF_NOWAIT))
+#define NW_WRITEV(fd, iov, n) \
+	io_ret(arch_syscall6(SYS_pwritev2, (fd), (long)(iov), (n), -1L, 0, RWF_NOWAIT))
+#define NW_READ(fd, buf, n) ({ \
+	struct iovec v_ = {(buf), (n) < IO_MAX_RW ? (n) : IO_MAX_RW}; \
+	NW_READV((fd), &v_, 1); \
+})
+#define NW_WRITE(fd, buf, n) ({ \
+	struct iovec v_ = {(void *)(buf), (n) < IO_MAX_RW ? (n) : IO_MAX_RW}; \
+	NW_WRITEV((fd), &v_, 1); \
+})
 
 /* A call that may block on a descriptor libgmp does not poll: a system
  * call of the G (cancellation point when `cancel`). */

@@ -9,7 +9,6 @@
  */
 #include "core/door.h"
 #include "core/sched.h"
-#include "core/fdtab.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -57,6 +56,5 @@ GMP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 GMP_EXPORT int system(const char *cmd)
 {
 	GMP_ENTRY(system, cmd);
-	fd_demote_inheritable();	/* the shell inherits them */
 	return GMP_BLOCKING(int, false, real_system(cmd));
 }

@@ -29,38 +29,11 @@ static struct run run_live(const char *sub, int procs, const char *extra)
 	return run_sub("live_loops", sub, procs, extra, RUN_TIMEOUT);
 }
 
-static bool ends_with_pass(const char *out, const char *sub)
-{
-	char pass[128];
-	snprintf(pass, sizeof pass, "PASS %s\n", sub);
-	size_t ol = strlen(out), pl = strlen(pass);
-	return ol >= pl && strcmp(out + ol - pl, pass) == 0;
-}
-
 /* sub passes under NPTL, and prints the same and exits 0 under libgmp
  * with its default processors and with one. */
 static void same_as_nptl(const char *sub)
 {
-	struct run nptl = run_live(sub, -1, NULL);
-	bool ok = run_code(&nptl) == 0 && ends_with_pass(nptl.out, sub);
-	if (!ok)
-		run_dump("under NPTL", &nptl);
-	cr_assert(ok, "live_loops %s under NPTL: code %d", sub, run_code(&nptl));
-	const int procs[] = {0, 1};
-	for (int k = 0; k < 2; k++) {
-		struct run gmp = run_live(sub, procs[k], NULL);
-		const char *how = procs[k] ? "under libgmp, GMPMAXPROCS=1" : "under libgmp";
-		bool same = strcmp(nptl.out, gmp.out) == 0;
-		if (!same || run_code(&gmp) != 0) {
-			run_dump(how, &gmp);
-			run_show_difference(nptl.out, gmp.out);
-		}
-		cr_assert_eq(run_code(&gmp), 0, "live_loops %s %s: exit code %d%s", sub, how,
-			     run_code(&gmp), gmp.timed_out ? " (timed out)" : "");
-		cr_assert(same, "live_loops %s: output %s differs from NPTL's", sub, how);
-		run_free(&gmp);
-	}
-	run_free(&nptl);
+	sub_same_as_nptl("live_loops", sub, RUN_TIMEOUT);
 }
 
 /* ---- threads in a loop of calls, main asleep ------------------------------------- */

@@ -4,6 +4,8 @@
 
 #include "tests/harness.h"
 
+#include <criterion/criterion.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -171,6 +173,38 @@ struct run run_sub(const char *prog, const char *sub, int procs, const char *ext
 	if (extra)
 		env[k++] = extra;
 	return run_prog(argv, env, timeout_s, procs >= 0);
+}
+
+static bool ends_with_pass(const char *out, const char *sub)
+{
+	char pass[128];
+	snprintf(pass, sizeof pass, "PASS %s\n", sub);
+	size_t ol = strlen(out), pl = strlen(pass);
+	return ol >= pl && strcmp(out + ol - pl, pass) == 0;
+}
+
+void sub_same_as_nptl(const char *prog, const char *sub, int timeout_s)
+{
+	struct run nptl = run_sub(prog, sub, -1, NULL, timeout_s);
+	bool ok = run_code(&nptl) == 0 && ends_with_pass(nptl.out, sub);
+	if (!ok)
+		run_dump("under NPTL", &nptl);
+	cr_assert(ok, "%s %s under NPTL: code %d", prog, sub, run_code(&nptl));
+	const int procs[] = {0, 1};
+	for (int k = 0; k < 2; k++) {
+		struct run gmp = run_sub(prog, sub, procs[k], NULL, timeout_s);
+		const char *how = procs[k] ? "under libgmp, GMPMAXPROCS=1" : "under libgmp";
+		bool same = strcmp(nptl.out, gmp.out) == 0;
+		if (!same || run_code(&gmp) != 0) {
+			run_dump(how, &gmp);
+			run_show_difference(nptl.out, gmp.out);
+		}
+		cr_assert_eq(run_code(&gmp), 0, "%s %s %s: exit code %d%s", prog, sub, how,
+			     run_code(&gmp), gmp.timed_out ? " (timed out)" : "");
+		cr_assert(same, "%s %s: output %s differs from NPTL's", prog, sub, how);
+		run_free(&gmp);
+	}
+	run_free(&nptl);
 }
 
 struct run run_prog(const char *const argv[], const char *const env[], int timeout_s,

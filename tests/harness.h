@@ -35,6 +35,12 @@ void run_free(struct run *r);
 struct run run_sub(const char *prog, const char *sub, int procs, const char *extra,
 		   int timeout_s);
 
+/* Criterion asserts that test program prog run with argument sub prints
+ * "PASS <sub>" last and exits 0 under NPTL, and prints exactly the same
+ * and exits 0 under libgmp, with its default processors and with one
+ * (GMPMAXPROCS=1); each run within timeout_s seconds. */
+void sub_same_as_nptl(const char *prog, const char *sub, int timeout_s);
+
 /* The same in steps, for a program that runs in the background while the
  * test does other things: bg_start forks it; bg_pump collects its output
  * until stdout holds `needle` (NULL: until both pipes end) or the

@@ -1,0 +1,59 @@
+/*
+ * tests/compat_boundary.c — compat tests of the boundary between libgmp
+ * and the kernel (suite "boundary"). Each test runs tests/progs/boundary
+ * in a child process with a timeout: first under NPTL, where it must
+ * pass, then with libgmp preloaded (never into this runner), with the
+ * default processors and with one, and compares output and exit status.
+ *
+ * Every program reaches the kernel past libgmp's functions: an inline
+ * system call instruction, splice, sendfile, glibc's own reads behind
+ * fgets and fread, a program exec'd on a shared socket. What it finds
+ * there must be the flags it set: a blocking descriptor blocks.
+ */
+#include "tests/harness.h"
+
+#include <criterion/criterion.h>
+
+#define RUN_TIMEOUT 30
+#define TEST_TIMEOUT (3 * RUN_TIMEOUT + 10)
+
+static void same_as_nptl(const char *sub)
+{
+	sub_same_as_nptl("boundary", sub, RUN_TIMEOUT);
+}
+
+/* Reads and writes made with the program's own `syscall` instruction on
+ * a pipe and a socket pair, the other side 100 ms late: each blocks and
+ * moves everything (not EAGAIN at once). */
+Test(boundary, inline_syscalls_block_on_pipes_and_sockets, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("inline");
+}
+
+/* splice and tee from an empty pipe, sendfile of 400 KiB to a slow
+ * reader, copy_file_range into a pipe and between files. */
+Test(boundary, splice_tee_sendfile_copy_file_range_block, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("splice");
+}
+
+/* fgets on an fdopen'ed socket and fread on a popen stream, in 50
+ * threads at once. */
+Test(boundary, stdio_reads_inside_glibc_block, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("stdio");
+}
+
+/* A forked child execs a program on one end of a socket pair that the
+ * parent keeps, and both check every byte. */
+Test(boundary, exec_child_shares_a_socket, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("forkexec");
+}
+
+/* F_GETFL and /proc/self/fdinfo agree for every kind of descriptor
+ * libgmp polls, after F_SETFL, FIONBIO and dup. */
+Test(boundary, kernel_flags_are_the_programs, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("flags");
+}

@@ -1,0 +1,483 @@
+/*
+ * tests/progs/boundary.c — calls that reach the kernel past the thread
+ * library: inline system call instructions, splice and friends, glibc's
+ * own stdio reads, a child process sharing a socket. They must find the
+ * descriptor flags the program set and block as the program asked. An
+ * ordinary pthread program (x86-64: it has its own `syscall` instruction).
+ *
+ *   boundary inline      a thread reads a pipe and then a socket pair with
+ *                        an inline `syscall` instruction, and writes 1 MiB
+ *                        into each the same way; the other side comes
+ *                        100 ms late. Each call blocks and moves it all.
+ *   boundary splice      splice and tee from an empty pipe that a thread
+ *                        fills 100 ms later; sendfile of 400 KiB onto a
+ *                        socket pair whose reader starts 100 ms late;
+ *                        copy_file_range into a pipe and between files
+ *   boundary stdio       50 threads at once: fgets on an fdopen'ed socket
+ *                        whose writer is 50 ms late, and fread on a popen
+ *                        stream
+ *   boundary forkexec    a forked child execs this program (`child` mode)
+ *                        on one end of a socket pair: it checks that the
+ *                        socket blocks, reads 1 MiB, checking every byte,
+ *                        and writes it back; the parent's threads write and
+ *                        read the other end, checking every byte, then the
+ *                        parent uses the child's end itself
+ *   boundary flags       for every kind of descriptor, blocking and not,
+ *                        after F_SETFL, FIONBIO and dup: F_GETFL and the
+ *                        kernel's own record (/proc/self/fdinfo) agree
+ *
+ * Prints what it saw and "PASS <what>" and exits 0, or says what went
+ * wrong and exits 1.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#define MIB (1 << 20)
+
+/* A system call the thread library cannot see. */
+static long inline_syscall3(long nr, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static unsigned char pattern(size_t i)
+{
+	return (unsigned char)(i % 251);
+}
+
+/* ---- inline -------------------------------------------------------------------- */
+
+struct late {
+	int fd;
+	int ms;
+	size_t n;	/* bytes to write (write side) or read (read side) */
+	long got;
+};
+
+static void *late_writer(void *arg)
+{
+	struct late *l = arg;
+	sleep_ms(l->ms);
+	static unsigned char buf[MIB];
+	for (size_t i = 0; i < l->n; i++)
+		buf[i] = pattern(i);
+	size_t done = 0;
+	while (done < l->n) {
+		ssize_t r = write(l->fd, buf + done, l->n - done);
+		CHECK(r > 0, "write: %s", strerror(errno));
+		done += (size_t)r;
+	}
+	l->got = (long)done;
+	return NULL;
+}
+
+static void *late_reader(void *arg)
+{
+	struct late *l = arg;
+	sleep_ms(l->ms);
+	static unsigned char buf[64 * 1024];
+	size_t done = 0;
+	while (done < l->n) {
+		ssize_t r = read(l->fd, buf, sizeof buf);
+		CHECK(r > 0, "read: %zd %s", r, strerror(errno));
+		for (ssize_t i = 0; i < r; i++)
+			CHECK(buf[i] == pattern(done + (size_t)i), "byte %zu", done + (size_t)i);
+		done += (size_t)r;
+	}
+	l->got = (long)done;
+	return NULL;
+}
+
+static void inline_pair(const char *what, int rd, int wr)
+{
+	/* read: 1 byte written 100 ms later */
+	struct late l = {wr, 100, 1, 0};
+	pthread_t t;
+	pthread_create(&t, NULL, late_writer, &l);
+	unsigned char c = 0xff;
+	long r = inline_syscall3(SYS_read, rd, (long)&c, 1);
+	pthread_join(t, NULL);
+	printf("%s: inline read returned %ld, byte %u\n", what, r, c);
+	CHECK(r == 1 && c == pattern(0), "inline read on %s: %ld", what, r);
+
+	/* write: 1 MiB, whose reader starts 100 ms later */
+	static unsigned char buf[MIB];
+	for (size_t i = 0; i < MIB; i++)
+		buf[i] = pattern(i);
+	struct late lr = {rd, 100, MIB, 0};
+	pthread_create(&t, NULL, late_reader, &lr);
+	size_t done = 0;
+	while (done < MIB) {
+		r = inline_syscall3(SYS_write, wr, (long)(buf + done), (long)(MIB - done));
+		CHECK(r > 0, "inline write on %s: %ld", what, r);
+		done += (size_t)r;
+	}
+	pthread_join(t, NULL);
+	printf("%s: inline write moved %zu bytes, reader got %ld\n", what, done, lr.got);
+	CHECK(lr.got == MIB, "reader");
+}
+
+static int do_inline(void)
+{
+	int p[2], sv[2];
+	CHECK(pipe(p) == 0, "pipe");
+	inline_pair("pipe", p[0], p[1]);
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	inline_pair("socket pair", sv[0], sv[1]);
+	return 0;
+}
+
+/* ---- splice ------------------------------------------------------------------- */
+
+static int do_splice(void)
+{
+	int p[2], q[2];
+	CHECK(pipe(p) == 0 && pipe(q) == 0, "pipe");
+	struct late l = {p[1], 100, 1, 0};
+	pthread_t t;
+	pthread_create(&t, NULL, late_writer, &l);
+	ssize_t r = splice(p[0], NULL, q[1], NULL, 1, 0);
+	pthread_join(t, NULL);
+	printf("splice from an empty pipe: %zd\n", r);
+	CHECK(r == 1, "splice: %s", strerror(errno));
+	unsigned char c;
+	CHECK(read(q[0], &c, 1) == 1 && c == pattern(0), "spliced byte");
+
+	pthread_create(&t, NULL, late_writer, &l);
+	r = tee(p[0], q[1], 1, 0);
+	pthread_join(t, NULL);
+	printf("tee from an empty pipe: %zd\n", r);
+	CHECK(r == 1, "tee: %s", strerror(errno));
+	CHECK(read(q[0], &c, 1) == 1 && c == pattern(0), "teed byte");
+	CHECK(read(p[0], &c, 1) == 1 && c == pattern(0), "byte left by tee");
+
+	/* sendfile: 400 KiB onto a socket whose reader is late */
+	char name[] = "/tmp/gmp-boundary-XXXXXX";
+	int f = mkstemp(name);
+	CHECK(f >= 0, "mkstemp");
+	unlink(name);
+	size_t n = 400 * 1024;
+	unsigned char *buf = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = pattern(i);
+	CHECK(write(f, buf, n) == (ssize_t)n, "file");
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	struct late lr = {sv[1], 100, n, 0};
+	pthread_create(&t, NULL, late_reader, &lr);
+	off_t off = 0;
+	while ((size_t)off < n) {
+		r = sendfile(sv[0], f, &off, n - (size_t)off);
+		CHECK(r > 0, "sendfile after %lld bytes: %s", (long long)off, strerror(errno));
+	}
+	pthread_join(t, NULL);
+	printf("sendfile sent %lld bytes, reader got %ld\n", (long long)off, lr.got);
+	CHECK(lr.got == (long)n, "sendfile reader");
+
+	/* copy_file_range into a pipe (the kernel's answer, whatever it is),
+	 * then between two files */
+	off_t in = 0;
+	r = copy_file_range(f, &in, q[1], NULL, 16, 0);
+	printf("copy_file_range into a pipe: %zd %s\n", r, r < 0 ? strerror(errno) : "");
+	if (r > 0) {
+		unsigned char b[16];
+		CHECK(read(q[0], b, (size_t)r) == r && memcmp(b, buf, (size_t)r) == 0, "copied");
+	}
+	char name2[] = "/tmp/gmp-boundary-XXXXXX";
+	int g = mkstemp(name2);
+	CHECK(g >= 0, "mkstemp");
+	unlink(name2);
+	in = 0;
+	size_t copied = 0;
+	while (copied < n) {
+		r = copy_file_range(f, &in, g, NULL, n - copied, 0);
+		CHECK(r > 0, "copy_file_range: %s", strerror(errno));
+		copied += (size_t)r;
+	}
+	unsigned char *back = malloc(n);
+	CHECK(pread(g, back, n, 0) == (ssize_t)n && memcmp(back, buf, n) == 0, "copy");
+	printf("copy_file_range between files: %zu bytes\n", copied);
+	free(back);
+	free(buf);
+	return 0;
+}
+
+/* ---- stdio -------------------------------------------------------------------------- */
+
+#define NSTDIO 50
+
+struct line_writer {
+	int fd, id;
+};
+
+/* A line 50 ms late, in two halves. */
+static void *write_line(void *arg)
+{
+	struct line_writer *x = arg;
+	char line[64];
+	int len = snprintf(line, sizeof line, "line of thread %d\n", x->id);
+	sleep_ms(50);
+	CHECK(write(x->fd, line, 5) == 5, "write");
+	sleep_ms(10);
+	CHECK(write(x->fd, line + 5, (size_t)len - 5) == len - 5, "write");
+	return NULL;
+}
+
+static void *stdio_thread(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	FILE *in = fdopen(sv[0], "r");
+	CHECK(in, "fdopen");
+	struct line_writer w = {sv[1], id};
+	pthread_t t;
+	pthread_create(&t, NULL, write_line, &w);
+	char got[64], want[64];
+	snprintf(want, sizeof want, "line of thread %d\n", id);
+	CHECK(fgets(got, sizeof got, in) != NULL, "fgets: %s", strerror(errno));
+	CHECK(strcmp(got, want) == 0, "fgets got '%s'", got);
+	pthread_join(t, NULL);
+	fclose(in);
+	close(sv[1]);
+
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "sleep 0.05; echo popen %d", id);
+	FILE *p = popen(cmd, "r");
+	CHECK(p, "popen");
+	char buf[64] = {0};
+	size_t r = fread(buf, 1, sizeof buf - 1, p);
+	snprintf(want, sizeof want, "popen %d\n", id);
+	CHECK(r == strlen(want) && strcmp(buf, want) == 0, "fread got %zu '%s' (%s)", r, buf,
+	      ferror(p) ? strerror(errno) : "no error");
+	CHECK(pclose(p) == 0, "pclose");
+	return NULL;
+}
+
+static int do_stdio(void)
+{
+	pthread_t t[NSTDIO];
+	for (int i = 0; i < NSTDIO; i++)
+		CHECK(pthread_create(&t[i], NULL, stdio_thread, (void *)(intptr_t)i) == 0, "create");
+	for (int i = 0; i < NSTDIO; i++)
+		pthread_join(t[i], NULL);
+	printf("%d threads read their lines with fgets and fread\n", NSTDIO);
+	return 0;
+}
+
+/* ---- forkexec ------------------------------------------------------------------ */
+
+static int child_mode(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	CHECK(fl >= 0 && !(fl & O_NONBLOCK), "the child's socket is non-blocking: %#x", fl);
+	static unsigned char buf[MIB];
+	size_t done = 0;
+	while (done < MIB) {
+		ssize_t r = read(fd, buf + done, MIB - done);
+		CHECK(r > 0, "child read: %zd %s", r, strerror(errno));
+		done += (size_t)r;
+	}
+	for (size_t i = 0; i < MIB; i++)
+		CHECK(buf[i] == pattern(i), "child: byte %zu", i);
+	done = 0;
+	while (done < MIB) {
+		ssize_t r = write(fd, buf + done, MIB - done);
+		CHECK(r > 0, "child write: %zd %s", r, strerror(errno));
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+static int do_forkexec(const char *self)
+{
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		close(sv[0]);
+		char fdarg[16];
+		snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
+		execl(self, self, "child", fdarg, (char *)NULL);
+		_exit(127);
+	}
+	/* the parent keeps the child's end open too */
+	struct late w = {sv[0], 0, MIB, 0}, r = {sv[0], 0, MIB, 0};
+	pthread_t tw, tr;
+	pthread_create(&tw, NULL, late_writer, &w);
+	pthread_create(&tr, NULL, late_reader, &r);
+	pthread_join(tw, NULL);
+	pthread_join(tr, NULL);
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
+	printf("parent and exec'd child moved %ld and %ld bytes through one socket\n", w.got, r.got);
+	/* now the parent uses the child's end */
+	int fl = fcntl(sv[1], F_GETFL);
+	CHECK(fl >= 0 && !(fl & O_NONBLOCK), "the child's end changed: %#x", fl);
+	struct late w2 = {sv[1], 100, 1000, 0};
+	pthread_t t;
+	pthread_create(&t, NULL, late_writer, &w2);
+	unsigned char buf[1000];
+	size_t done = 0;
+	while (done < sizeof buf) {
+		ssize_t n = read(sv[0], buf + done, sizeof buf - done);
+		CHECK(n > 0, "read: %s", strerror(errno));
+		done += (size_t)n;
+	}
+	pthread_join(t, NULL);
+	for (size_t i = 0; i < done; i++)
+		CHECK(buf[i] == pattern(i), "byte %zu", i);
+	printf("then the parent read %zu bytes written on the child's end\n", done);
+	return 0;
+}
+
+/* ---- flags ---------------------------------------------------------------------- */
+
+/* O_NONBLOCK as the kernel records it for fd. */
+static int kernel_nb(int fd)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "r");
+	CHECK(f, "%s", path);
+	int nb = -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "flags:", 6) == 0)
+			nb = (strtol(line + 6, NULL, 8) & O_NONBLOCK) != 0;
+	fclose(f);
+	return nb;
+}
+
+static void show(const char *what, int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	CHECK(fl >= 0, "F_GETFL %s", what);
+	int k = kernel_nb(fd), u = (fl & O_NONBLOCK) != 0;
+	printf("%-34s F_GETFL %-12s kernel %s\n", what, u ? "non-blocking" : "blocking",
+	       k ? "non-blocking" : "blocking");
+	CHECK(k == u, "%s: the kernel's flags differ from F_GETFL's", what);
+}
+
+static void toggle(const char *what, int fd)
+{
+	char name[80];
+	show(what, fd);
+	int fl = fcntl(fd, F_GETFL);
+	CHECK(fcntl(fd, F_SETFL, fl ^ O_NONBLOCK) == 0, "F_SETFL");
+	snprintf(name, sizeof name, "%s, F_SETFL", what);
+	show(name, fd);
+	int on = !(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	CHECK(ioctl(fd, FIONBIO, &on) == 0, "FIONBIO");
+	snprintf(name, sizeof name, "%s, FIONBIO", what);
+	show(name, fd);
+	int d = dup(fd);
+	snprintf(name, sizeof name, "%s, dup", what);
+	show(name, d);
+	close(d);
+}
+
+static int do_flags(void)
+{
+	int p[2];
+	CHECK(pipe(p) == 0, "pipe");
+	toggle("pipe", p[0]);
+	toggle("pipe (write end)", p[1]);
+	CHECK(pipe2(p, O_NONBLOCK) == 0, "pipe2");
+	toggle("pipe2 O_NONBLOCK", p[0]);
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	toggle("socketpair", sv[0]);
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv) == 0, "socketpair");
+	toggle("socketpair SOCK_NONBLOCK", sv[0]);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	CHECK(bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 4) == 0, "listen");
+	CHECK(getsockname(l, (struct sockaddr *)&a, &al) == 0, "getsockname");
+	toggle("TCP listener", l);
+	int c = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(connect(c, (struct sockaddr *)&a, sizeof a) == 0, "connect: %s", strerror(errno));
+	toggle("TCP client", c);
+	fcntl(l, F_SETFL, fcntl(l, F_GETFL) & ~O_NONBLOCK);
+	int s = accept(l, NULL, NULL);
+	CHECK(s >= 0, "accept");
+	toggle("accepted", s);
+	int c2 = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(connect(c2, (struct sockaddr *)&a, sizeof a) == 0, "connect");
+	int s2 = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+	CHECK(s2 >= 0, "accept4");
+	toggle("accept4 SOCK_NONBLOCK", s2);
+	toggle("eventfd", eventfd(0, 0));
+	toggle("eventfd EFD_NONBLOCK", eventfd(0, EFD_NONBLOCK));
+	toggle("timerfd", timerfd_create(CLOCK_MONOTONIC, 0));
+	sigset_t m;
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	toggle("signalfd", signalfd(-1, &m, 0));
+	toggle("inotify", inotify_init());
+	toggle("inotify IN_NONBLOCK", inotify_init1(IN_NONBLOCK));
+	int d = dup2(sv[0], 50);
+	toggle("dup2", d);
+	int d3 = dup3(p[1], 51, O_CLOEXEC);
+	toggle("dup3", d3);
+	int fd = fcntl(sv[1], F_DUPFD_CLOEXEC, 60);
+	toggle("F_DUPFD_CLOEXEC", fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *what = argc > 1 ? argv[1] : "";
+	int r;
+	if (strcmp(what, "inline") == 0)
+		r = do_inline();
+	else if (strcmp(what, "splice") == 0)
+		r = do_splice();
+	else if (strcmp(what, "stdio") == 0)
+		r = do_stdio();
+	else if (strcmp(what, "forkexec") == 0)
+		r = do_forkexec("/proc/self/exe");
+	else if (strcmp(what, "child") == 0 && argc > 2)
+		return child_mode(atoi(argv[2]));
+	else if (strcmp(what, "flags") == 0)
+		r = do_flags();
+	else {
+		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags\n");
+		return 2;
+	}
+	if (r == 0)
+		printf("PASS %s\n", what);
+	return r;
+}
