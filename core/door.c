@@ -8,6 +8,8 @@
 #include "core/sigq.h"
 #include "core/trace.h"
 
+#include <sys/syscall.h>
+
 struct door_hooks door_hooks;
 
 int door_signals(struct g *gp)
@@ -32,15 +34,34 @@ void door_slow(struct g *gp, bool may_yield)
 	if (sched_in_vfork_child())
 		return;
 	int e = errno;
-	uint32_t take = may_yield ? ~0u : DOOR_SIGNAL;
+	door_hold(gp);	/* a P, and sysmon's retake done with */
+	uint32_t take = may_yield ? DOOR_PREEMPT | DOOR_SIGNAL : DOOR_SIGNAL;
 	uint32_t req = atomic_fetch_and_explicit(&gp->door, ~take, memory_order_acq_rel) & take;
 	if (req & DOOR_PREEMPT) {
 		xadd(&sched.npreempt_door, 1);
 		trace_ev(gp->m, TR_PREEMPT, gp, 1);
 		g_preempt_yield();
 	}
+	door_unhold(gp);
 	errno = e;
 	door_signals_kept(gp);
+}
+
+void door_retake_wait(struct g *gp)
+{
+	/* sysmon holds the request for a few microseconds (a membarrier
+	 * and a few stores) */
+	for (unsigned i = 0; ld_acq(&gp->door) & DOOR_RETAKE; i++) {
+		if (i < 100)
+			arch_cpu_relax();
+		else
+			arch_syscall0(SYS_sched_yield);
+	}
+}
+
+bool door_stale(struct g *gp, uintptr_t sp)
+{
+	return g_stack_bounds(gp, sp, NULL);
 }
 
 void door_signals_kept(struct g *gp)

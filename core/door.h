@@ -24,9 +24,14 @@
  *                 processor's due timers (the wake-ups go first).
  *   DOOR_SIGNAL   signals were routed to the G (core/sigq.c): their
  *                 handlers run, as the program's code.
- * A processor taken away during a system call is taken back at the entry
- * (door_reenter), before anything else. The check is a load and a
- * branch; the work is in door_slow.
+ *   DOOR_RETAKE   sysmon is taking the processor of the G's M, which it
+ *                 found blocked in a system call libgmp did not see
+ *                 (core/sched.h); the G waits at its next entry until
+ *                 sysmon is done, and then takes a processor back.
+ * A processor taken away during a system call, or while the M was
+ * blocked where libgmp could not see, is taken back at the entry
+ * (door_sync), before anything else. The check is a load and a branch;
+ * the work is in door_slow.
  *
  * What a door may do, and what it must not: core/HACKING.md.
  */
@@ -80,30 +85,42 @@ static inline void door_check(struct g *gp)
 	if (unlikely(ld_rlx(&gp->door) != 0))
 		door_slow(gp, true);
 }
-/* The entry door of a function that has an exit door too serves the
- * signals only: the yield waits for the exit, so that a call that parks
- * (a sleep, a wait) gives its processor up once, by parking (execute
- * voids the request when the G runs again). */
-static inline void door_check_entry(struct g *gp)
-{
-	if (unlikely(ld_rlx(&gp->door) & DOOR_SIGNAL))
-		door_slow(gp, false);
-}
-
-/* A G that calls into libgmp from inside a call made as a system call
+/*
+ * After gp->inlib became non-zero: make sure the G holds a P. A G that
+ * calls into libgmp from inside a call made as a system call
  * (GMP_BLOCKING: a name service module opening a socket inside
- * getaddrinfo, a signal handler) takes a P back first; the rest of the
- * outer call then runs holding it. */
-static inline void door_reenter(struct g *gp)
+ * getaddrinfo, a signal handler), or whose P sysmon took while its M was
+ * blocked in a call libgmp did not see, takes a P back here; the rest of
+ * the call then runs holding it.
+ *
+ * sysmon's side (sched_retake_blocked): it sets DOOR_RETAKE, makes every
+ * running thread of the process pass a full memory barrier
+ * (membarrier), and then gives up if inlib is non-zero; otherwise it
+ * turns the G into one in a system call and clears DOOR_RETAKE. The G's
+ * side is the store of inlib, then the load of the request: either
+ * sysmon sees the count, or the G sees the request, and waits for it to
+ * clear. A compiler barrier is all the G needs.
+ */
+void door_retake_wait(struct g *gp);
+static inline void door_sync(struct g *gp)
 {
+	atomic_signal_fence(memory_order_seq_cst);
+	if (unlikely(ld_acq(&gp->door) & DOOR_RETAKE))
+		door_retake_wait(gp);
 	if (unlikely(ld_rlx(&gp->status) == G_SYSCALL))
 		g_syscall_exit();
 }
-static inline void gmp_reenter(void)
+/* Code of libgmp that runs at a door, where inlib is 0 (a yield the door
+ * serves, a preemption, a thread's end), holds the G inside libgmp
+ * while it uses the P. */
+static inline void door_hold(struct g *gp)
 {
-	struct g *gp = getg();
-	if (gp)
-		door_reenter(gp);
+	gp->inlib++;
+	door_sync(gp);
+}
+static inline void door_unhold(struct g *gp)
+{
+	gp->inlib--;
 }
 
 /*
@@ -116,7 +133,13 @@ static inline void gmp_reenter(void)
  * libgmp's back (core/sched.h), or libgmp would park the G without a P,
  * maybe holding a runtime lock; and no door serves requests there. The
  * outermost entry and its return are the doors.
+ *
+ * A count whose outermost entry is gone is stale: a signal handler's
+ * longjmp, or a vfork child's exec, left an entry without returning. An
+ * entry made on the G's own stack above the outermost entry's frame
+ * finds it so, and starts afresh.
  */
+bool door_stale(struct g *gp, uintptr_t sp);
 struct door_scope {
 	struct g *g;
 };
@@ -124,19 +147,29 @@ static inline struct door_scope door_enter(void)
 {
 	struct g *gp = getg();
 	if (gp) {
-		door_reenter(gp);
-		if (gp->inlib == 0) {
-			door_check_entry(gp);
-			gp->inlib_sp = (uintptr_t)arch_stack_pointer();
+		uintptr_t sp = (uintptr_t)arch_stack_pointer();
+		uint32_t in = gp->inlib;
+		if (unlikely(in) && unlikely(sp > gp->inlib_sp) && door_stale(gp, sp))
+			in = 0;
+		if (in == 0)
+			gp->inlib_sp = sp;
+		gp->inlib = in + 1;
+		door_sync(gp);
+		if (in == 0 && unlikely(ld_rlx(&gp->door) & DOOR_SIGNAL)) {
+			/* the handlers run as the program's code */
+			gp->inlib = 0;
+			door_slow(gp, false);
+			gp->inlib_sp = sp;	/* a handler's own entries moved it */
+			gp->inlib = 1;
+			door_sync(gp);
 		}
-		gp->inlib++;
 	}
 	return (struct door_scope){ gp };
 }
 static inline void door_leave(struct door_scope *s)
 {
 	struct g *gp = s->g;
-	/* a longjmp out of a handler may have reset it (sched_sig_retake) */
+	/* a longjmp out of a handler may have reset it (door_enter) */
 	if (gp && gp->inlib && --gp->inlib == 0)
 		door_check(gp);
 }
@@ -168,14 +201,6 @@ static inline void door_leave(struct door_scope *s)
 		return real_##name(__VA_ARGS__); \
 	GMP_LIB_SCOPE
 
-/* GMP_ENTRY without the scope, for the exec family: a successful exec
- * never returns, and in a child made by vfork, whose memory is the
- * parent's, the count would stay on the parent's G for good. They park
- * nowhere, and serve no requests. */
-#define GMP_ENTRY_EXEC(name, ...) \
-	GMP_PASS(name, __VA_ARGS__); \
-	gmp_reenter()
-
 /* The entry door alone, for the hottest entries (mutex lock and
  * trylock), whose fast paths touch neither the P nor anything outside
  * libgmp: a load and a branch. Their slow paths open the scope
@@ -195,14 +220,17 @@ static inline void door_leave(struct door_scope *s)
 #define GMP_PROGRAM(call) do { \
 	struct g *pg_ = getg(); \
 	uint32_t in_ = 0; \
+	uintptr_t insp_ = 0; \
 	if (pg_) { \
 		in_ = pg_->inlib; \
+		insp_ = pg_->inlib_sp; \
 		pg_->inlib = 0; \
 	} \
 	call; \
 	if (pg_) { \
+		pg_->inlib_sp = insp_; \
 		pg_->inlib = in_; \
-		door_reenter(pg_); \
+		door_sync(pg_); \
 	} \
 } while (0)
 

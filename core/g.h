@@ -94,6 +94,8 @@ struct gstack {
 /* g->door: requests served at the G's next door (core/door.h) */
 #define DOOR_PREEMPT	0x1u	/* yield */
 #define DOOR_SIGNAL	0x2u	/* run the handlers of signals routed to it */
+#define DOOR_RETAKE	0x4u	/* sysmon is taking the P of the G's blocked M:
+				 * wait at the next entry until it is done */
 
 #define G_MAGIC 0x47475f474d50ull	/* "PMG_GG": a live or dead G */
 
@@ -181,16 +183,17 @@ struct g {
 	 * signal handler, or the runtime is between two halves of a state
 	 * change). Owner only; read by its own M's signal handler. */
 	uint32_t preemptoff;
-	/* Interposed functions the G is inside (preload/runtime.h,
+	/* Interposed functions the G is inside (core/door.h,
 	 * GMP_ENTRY), and its stack pointer when the outermost one began;
-	 * while non-zero, sched_sig_retake leaves the G alone. Owner only;
-	 * read (and a stale count reset) by its own M's signal handler. */
+	 * while non-zero, sysmon's blocked-M retake leaves the G alone.
+	 * Written by the G only; read by sysmon (core/door.h: door_sync). */
 	uint32_t inlib;
 	uintptr_t inlib_sp;
 	/* Requests served at the G's next door (core/door.h: DOOR_PREEMPT,
-	 * DOOR_SIGNAL): set by sysmon's signal handler on the G's M, by
-	 * g_syscall_exit, by signal routers; cleared by the G (and
-	 * DOOR_PREEMPT by execute, which starts a new slice). */
+	 * DOOR_SIGNAL, DOOR_RETAKE): set by sysmon's signal handler on the
+	 * G's M, by sysmon, by g_syscall_exit, by signal routers; cleared by
+	 * the G (DOOR_PREEMPT by execute too, which starts a new slice;
+	 * DOOR_RETAKE by sysmon alone). */
 	_Atomic uint32_t door;
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;

@@ -118,6 +118,86 @@ int64_t os_thread_cputime(int tid)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The next number of a /proc line: decimal or 0x-hex, with an optional
+ * minus; advances *p past it. */
+static bool next_num(const char **p, const char *end, long *v)
+{
+	const char *s = *p;
+	while (s < end && *s == ' ')
+		s++;
+	bool neg = s < end && *s == '-';
+	if (neg)
+		s++;
+	int base = 10;
+	if (end - s > 2 && s[0] == '0' && s[1] == 'x') {
+		base = 16;
+		s += 2;
+	}
+	unsigned long x = 0;
+	const char *start = s;
+	for (; s < end; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else
+			break;
+		x = x * (unsigned long)base + (unsigned long)d;
+	}
+	if (s == start)
+		return false;
+	*v = neg ? -(long)x : (long)x;
+	*p = s;
+	return true;
+}
+
+int os_thread_blocked(int tid, struct os_blocked *b)
+{
+	char path[48] = "/proc/self/task/", digits[12];
+	int n = 0;
+	for (unsigned t = (unsigned)tid; n == 0 || t; t /= 10)
+		digits[n++] = (char)('0' + t % 10);
+	size_t len = strlen(path);
+	while (n)
+		path[len++] = digits[--n];
+	memcpy(path + len, "/syscall", 9);
+	int fd = (int)arch_syscall3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	char buf[256];
+	long r = arch_syscall3(SYS_read, fd, buf, sizeof buf - 1);
+	arch_syscall1(SYS_close, fd);
+	if (r <= 0)
+		return -1;
+	const char *p = buf, *end = buf + r;
+	if (*p == 'r')
+		return 1;	/* "running" */
+	long v[9];
+	int k = 0;
+	while (k < 9 && next_num(&p, end, &v[k]))
+		k++;
+	if (k >= 1 && v[0] < 0)
+		return 1;	/* "-1 sp pc": not in a system call */
+	if (k != 9)
+		return -1;
+	b->nr = v[0];
+	b->sp = (uintptr_t)v[7];
+	b->pc = (uintptr_t)v[8];
+	return 0;
+}
+
+int os_membarrier_init(void)
+{
+	/* MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (Linux 4.14) */
+	return arch_syscall3(SYS_membarrier, 1 << 4, 0, 0) == 0 ? 0 : -1;
+}
+
+void os_membarrier(void)
+{
+	arch_syscall3(SYS_membarrier, 1 << 3, 0, 0);	/* ..._PRIVATE_EXPEDITED */
+}
+
 int os_gettid(void)
 {
 	return (int)arch_syscall0(SYS_gettid);

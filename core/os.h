@@ -53,6 +53,22 @@ int os_each_task(void (*fn)(int tid, void *arg), void *arg);
 /* CPU time (ns) the OS thread tid of this process has used, or -1.
  * TLS-free (one system call). */
 int64_t os_thread_cputime(int tid);
+/* Where thread tid of this process is blocked, from the kernel's record
+ * (/proc/self/task/TID/syscall): the system call's number, the user
+ * stack pointer and the address the call returns to. Returns 0 when the
+ * thread is in a system call, 1 when it runs or is outside one, -1 on an
+ * error. TLS-free, no malloc. */
+struct os_blocked {
+	long nr;
+	uintptr_t sp, pc;
+};
+int os_thread_blocked(int tid, struct os_blocked *b);
+/* Register for, and make, an expedited private memory barrier: every
+ * running thread of the process passes a full barrier before
+ * os_membarrier returns (threads not running pass one when they next
+ * run). os_membarrier_init returns 0, or -1 where the kernel has none. */
+int os_membarrier_init(void);
+void os_membarrier(void);
 /* Does the file name of a loaded object (a path) begin, past its last
  * '/', with prefix ("libc.so")? */
 bool os_object_is(const char *path, const char *prefix);

@@ -73,11 +73,14 @@ static void preempt_self(void)
 	struct g *gp = getg();
 	xadd(&sched.npreempt, 1);
 	trace_ev(gp->m, TR_PREEMPT, gp, 0);
-	if (g_status(gp) == G_SYSCALL)
-		/* it ran without a P: take one back, or queue and stop */
-		g_syscall_exit();
-	else
+	/* it may have run without a P (sysmon retook it while its M was
+	 * blocked): the hold takes one back, or queues the G and stops the
+	 * M, and then it has run long enough */
+	bool had_p = g_status(gp) != G_SYSCALL;
+	door_hold(gp);
+	if (had_p)
 		g_preempt_yield();
+	door_unhold(gp);
 	/* signals that came for it while it waited to run again (a G that
 	 * spins in its own code passes nowhere else): this is a door */
 	door_signals_kept(gp);
@@ -116,8 +119,27 @@ static void preempt_here(struct m *mp, void *uc)
 void sched_sig_request(void *uc)
 {
 	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
-	if (mp && !sched_sig_retake(mp, uc))
+	if (mp)
 		preempt_here(mp, uc);
+}
+
+/* Does mp's thread compute, rather than wait in the kernel? Its CPU clock
+ * must have run at least half the time since sysmon's last look, which
+ * must be recent; otherwise this look is the first (sysmon looks again
+ * within a millisecond while threads wait). A request only ever goes to a
+ * thread found computing: it interrupts computation, not a system call
+ * (a blocked M loses its P without a signal: sched_retake_blocked). */
+static bool m_computing(struct m *mp, int tid, int64_t now)
+{
+	int64_t cpu = os_thread_cputime(tid);
+	if (cpu < 0)
+		return false;
+	int64_t last = mp->ask_cpu, when = mp->ask_cpu_when;
+	mp->ask_cpu = cpu;
+	mp->ask_cpu_when = now;
+	if (when == 0 || now - when > 20 * PREEMPT_RETRY_NS || now <= when)
+		return false;
+	return (cpu - last) * 2 > now - when;
 }
 
 static bool ask(struct m *mp, int64_t now, int64_t *sent)
@@ -191,7 +213,8 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 			continue;
 		}
 		struct m *mp = pp->m;
-		if (mp && ask(mp, now, &pp->preempt_sent))
+		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
+		if (tid && m_computing(mp, tid, now) && ask(mp, now, &pp->preempt_sent))
 			n++;
 	}
 	/* Ms whose G runs user code although its P was retaken */

@@ -722,9 +722,9 @@ void g_park(bool (*unlockf)(struct m *, struct g *, void *), void *arg, uint8_t 
 	struct g *gp = getg();
 	struct m *mp = gp->m;
 
-	/* Every entry that may park takes its P back first (gmp_reenter);
-	 * this catches a G whose M sysmon found blocked in glibc called from
-	 * libgmp (sched_sig_retake). */
+	/* Every entry that may park takes its P back first (door_sync); a
+	 * G parks in a system call of its own only when a call made as one
+	 * calls back into libgmp before its entry did (GMP_BLOCKING). */
 	if (unlikely(g_status(gp) == G_SYSCALL)) {
 		g_syscall_exit();
 		mp = gp->m;
@@ -905,7 +905,7 @@ void g_syscall_exit(void)
 {
 	struct g *gp = getg();
 	/* a call back into libgmp from inside the system call took the P
-	 * back already (gmp_reenter) */
+	 * back already (door_sync) */
 	if (g_status(gp) != G_SYSCALL)
 		return;
 	struct m *mp = gp->m;
@@ -973,6 +973,8 @@ int sched_retake(int64_t now)
 /* --- Ms blocked where libgmp cannot see ------------------------------------ */
 
 static uintptr_t text_lo, text_hi;	/* libgmp's code; set by sched_init */
+static bool can_retake_blocked;		/* membarrier works; set by sched_init */
+static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw);
 
 bool sched_sig_send(int tid, int code)
 {
@@ -1003,10 +1005,13 @@ int sched_retake_blocked(int64_t now)
 		}
 		if (pp->sysmon_kicked || now - pp->sysmon_sw_when < SCHED_BLOCKED_NS / 2)
 			continue;
-		/* only when something waits to run: queued, or a timer of
-		 * this P's that is due */
+		/* only when something may wait to run, as Go's retake: this
+		 * P's queue or timers, the global queue, or every other P busy
+		 * (their queues may hold work it could steal); or after 10 ms */
 		int64_t due = ld_rlx(&pp->timers.minwhen);
-		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 && !(due && due <= now))
+		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 && !(due && due <= now) &&
+		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 &&
+		    now - pp->sysmon_sw_when < 10000000)
 			continue;
 		struct m *mp = pp->m;
 		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
@@ -1029,40 +1034,71 @@ int sched_retake_blocked(int64_t now)
 			pp->sysmon_cpu_when = now;
 			continue;
 		}
-		pp->sysmon_kicked = true;
-		if (sched_sig_send(tid, SCHED_SIG_RETAKE))
+		if (retake_blocked_m(pp, mp, tid, sw)) {
+			pp->sysmon_kicked = true;
 			n++;
+		} else {
+			/* not at a system call of the program's now: look
+			 * again in a millisecond */
+			pp->sysmon_cpu_when = 0;
+			pp->sysmon_sw_when = now + 10 * SCHED_BLOCKED_NS;
+		}
 	}
 	return n;
 }
 
-bool sched_sig_retake(struct m *mp, void *uc)
+/*
+ * Take the P of mp, whose G pp's sysmon found blocked (core/door.h,
+ * door_sync, has the G's side). The kernel's record of the thread says
+ * where it is: only a G in a system call made by code that is not
+ * libgmp's is taken, and no signal reaches it. Returns true if taken.
+ */
+static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw)
 {
-	struct g *gp = mp->curg;
-	struct p *pp = mp->p;
-	uintptr_t pc = arch_uc_pc(uc);
-	/* Only a G in a system call (the kernel restarts it: the pc is at
-	 * the instruction) made by code that is not libgmp's, which may be
-	 * using the P. A thread that merely got no CPU is left alone. */
-	if (!gp || !pp || !text_hi || mp->in_fork || g_status(gp) != G_RUNNING ||
-	    (pc >= text_lo && pc < text_hi) || !arch_at_syscall(pc))
+	struct g *gp = __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE);
+	struct os_blocked where;
+	if (!gp || !can_retake_blocked || os_thread_blocked(tid, &where) != 0 ||
+	    (where.pc >= text_lo && where.pc < text_hi))
 		return false;
-	/* Code libgmp called (glibc, a callback of the program) is
-	 * libgmp's too: libgmp goes on after it, maybe to park holding a
-	 * lock, and must find the G as it left it. (The program's code that
-	 * libgmp runs at its safe points runs with inlib 0.) A count whose
-	 * outermost entry is gone, the interrupted code running above that
-	 * frame on the G's own stack, is stale: a handler's longjmp, or a
-	 * vfork child's exec, left the entry without returning. */
-	if (gp->inlib) {
-		uintptr_t sp = arch_uc_sp(uc);
-		if (!g_stack_bounds(gp, sp, NULL) || sp <= gp->inlib_sp)
-			return false;
-		gp->inlib = 0;
+	/* a thread waiting for its vfork child lends the child its G and
+	 * its memory: the child's calls into libgmp must find both as the
+	 * parent left them */
+	if (where.nr == SYS_vfork || where.nr == SYS_clone || where.nr == SYS_clone3)
+		return false;
+	atomic_fetch_or_explicit(&gp->door, DOOR_RETAKE, memory_order_seq_cst);
+	os_membarrier();
+	/* Everything as it was, and the G outside libgmp: any entry into
+	 * libgmp from now on waits for DOOR_RETAKE to clear */
+	bool ok = __atomic_load_n(&gp->inlib, __ATOMIC_RELAXED) == 0 &&
+		  __atomic_load_n(&mp->curg, __ATOMIC_RELAXED) == gp && gp->m == mp &&
+		  __atomic_load_n(&mp->p, __ATOMIC_RELAXED) == pp && pp->m == mp &&
+		  !__atomic_load_n(&mp->in_fork, __ATOMIC_RELAXED) &&
+		  ld_acq(&pp->status) == P_RUNNING &&
+		  __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED) + ld_rlx(&pp->syscalltick) == sw;
+	uint32_t st = G_RUNNING;
+	if (ok)
+		ok = cas(&gp->status, &st, (uint32_t)G_SYSCALL);
+	if (ok) {
+		/* enter_syscall, made for the G */
+		st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
+		mp->oldp = pp;
+		mp->p = NULL;
+		pp->m = NULL;
+		st_rel(&mp->blocked, true);
+		xadd(&sched.nblocked, 1);
+		st_rel(&pp->status, (uint32_t)P_SYSCALL);
 	}
-	xadd(&sched.nblocked, 1);
-	enter_syscall(mp, gp, pp);
-	st_rel(&mp->blocked, true);
+	atomic_fetch_and_explicit(&gp->door, ~DOOR_RETAKE, memory_order_release);
+	if (!ok)
+		return false;
+	/* work waits (sched_retake_blocked looked): hand the P on, unless
+	 * the G came back for it first */
+	st = P_SYSCALL;
+	if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
+		xadd(&sched.nretake, 1);
+		trace_ev(NULL, TR_RETAKE, NULL, pp->id);
+		handoffp(pp);
+	}
 	return true;
 }
 
@@ -1361,8 +1397,8 @@ static void *alloc_g0_stack(void)
 
 void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 {
-	if (os_text_range((const void *)sched_init, &text_lo, &text_hi) != 0)
-		text_lo = text_hi = 0;	/* then the handler never acts */
+	if (os_text_range((const void *)sched_init, &text_lo, &text_hi) == 0)
+		can_retake_blocked = os_membarrier_init() == 0;
 	preempt_init();
 	sched_pid = (int)arch_syscall0(SYS_getpid);
 	sched.gomaxprocs = nprocs;

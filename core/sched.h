@@ -149,16 +149,19 @@ struct m {
 	/* g_park hand-off to the g0 half; owner only. */
 	bool (*waitunlockf)(struct m *mp, struct g *gp, void *arg);
 	void *waitlock;
-	/* The M is inside fork(): sysmon's SCHED_SIG_RETAKE must not turn
+	/* The M is inside fork(): sysmon's blocked-M retake must not turn
 	 * its state into a system call the child would inherit half-done.
-	 * Owner only (read by its own signal handler). */
+	 * Owner only (read by sysmon). */
 	bool in_fork;
 	/* Its G was found blocked where libgmp cannot see and its P retaken
-	 * (sched_sig_retake); cleared when the G takes a P again. sysmon
+	 * (sched_retake_blocked); cleared when the G takes a P again. sysmon
 	 * watches such an M's CPU clock: if it runs, the G runs user code
 	 * without a P and is preempted at its next safe point. */
 	_Atomic bool blocked;
 	int64_t sysmon_cpu, sysmon_cpu_when, preempt_sent;	/* sysmon only */
+	/* sysmon's last look at the thread's CPU clock before a preemption
+	 * request (m_computing); sysmon only */
+	int64_t ask_cpu, ask_cpu_when;
 	uint64_t rand;			/* owner only */
 	_Atomic(struct m *) spawnlink;	/* pending OS-thread creation */
 	/* The kernel signal mask of the M's thread as last set (the running
@@ -302,7 +305,7 @@ void g_ready_any(struct g *gp);
  * is not a G; nothing between the two may touch the P: code that may
  * call back into libgmp from inside (name service modules, signal
  * handlers) is covered by g_syscall_exit at every interposed entry
- * (gmp_reenter), which makes the outer exit a no-op. A nested enter is a
+ * (door_sync), which makes the outer exit a no-op. A nested enter is a
  * no-op too.
  */
 void g_syscall_enter(void);
@@ -314,28 +317,25 @@ int sched_retake(int64_t now);
  * Ms blocked where libgmp cannot see (a system call made inside glibc or
  * with the syscall instruction itself): sysmon finds a P whose G has not
  * come back to the scheduler for SCHED_BLOCKED_NS while work waits, and
- * whose M's thread CPU clock has hardly moved meanwhile. It then sends
- * that M SCHED_SIG with si_code SCHED_SIG_RETAKE; the handler, on the M
- * itself, turns the state into a system call of the G (as
- * g_syscall_enter would have) when the interrupted code is not libgmp's
- * nor code libgmp called and goes on after (g->inlib: glibc; the
- * program's code libgmp runs at its safe points, GMP_PROGRAM, counts as
- * the program's), and sysmon retakes the P as from any system call. The
- * interrupted call is restarted by the kernel (SA_RESTART). The G takes
- * a P back at its next entry into libgmp (gmp_reenter). Returns how many
- * Ms were asked.
+ * whose M's thread CPU clock has hardly moved meanwhile. The kernel's
+ * record of the thread (/proc/self/task/TID/syscall) must show it in a
+ * system call made by code that is not libgmp's. sysmon then turns the
+ * state into a system call of the G, as g_syscall_enter would have, when
+ * the G is not inside libgmp nor in code libgmp called and goes on after
+ * (g->inlib: glibc; the program's code libgmp runs at its safe points,
+ * GMP_PROGRAM, counts as the program's), and hands the P on. No signal
+ * reaches the M: its call is not interrupted. The G takes a P back at
+ * its next entry into libgmp (door_sync, which says how the two sides
+ * agree), or when sysmon preempts it running without one. Returns how
+ * many Ms lost their P. Needs membarrier (Linux 4.14); without it, a
+ * blocked M keeps its P until its call returns.
  */
 #define SCHED_SIG SIGURG
-#define SCHED_SIG_RETAKE (-0x48)
 #define SCHED_BLOCKED_NS 100000
 int sched_retake_blocked(int64_t now);
-/* Send the M with kernel tid `tid` SCHED_SIG with si_code `code` (one of
- * the SCHED_SIG_* requests). TLS-free; true if sent. */
+/* Send the M with kernel tid `tid` SCHED_SIG with si_code `code`
+ * (SCHED_SIG_PREEMPT). TLS-free; true if sent. */
 bool sched_sig_send(int tid, int code);
-/* The handler's part for the signalled M mp (async-signal-safe); true
- * when it turned the state into a system call. sched_sig_request calls
- * it. */
-bool sched_sig_retake(struct m *mp, void *uc);
 
 /*
  * Asynchronous preemption (core/preempt.c). sysmon asks the M of a P
@@ -362,11 +362,8 @@ void preempt_init(void);
  * timer not yet due on a running processor, 0 if none (sysmon looks
  * again then: nobody else will before that processor schedules). */
 int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due);
-/* The handler of both of sysmon's requests (SCHED_SIG_RETAKE and
- * SCHED_SIG_PREEMPT), async-signal-safe, on the signalled M: a G blocked
- * in a system call gives its P up (sched_sig_retake), else a G at a safe
- * point is preempted. One handler for both because standard signals do
- * not queue: one request may arrive for both. */
+/* The handler of sysmon's request (SCHED_SIG_PREEMPT), async-signal-safe,
+ * on the signalled M: a G at a safe point is preempted. */
 void sched_sig_request(void *uc);
 
 /* Put the calling G at the back of the global queue and run others. */

@@ -242,8 +242,11 @@ static inline void slice_tick(void)
 {
 	struct g *gp = getg();
 	if (gp && unlikely(++gp->syncticks % SLICE_EVERY == 0) &&
-	    rt_nanotime() - gp->run_start > SYNC_SLICE_NS)
+	    rt_nanotime() - gp->run_start > SYNC_SLICE_NS) {
+		door_hold(gp);	/* an unlock has no door of its own */
 		g_yield();
+		door_unhold(gp);
+	}
 }
 
 static __attribute__((noinline)) void unlock_slow(pthread_mutex_t *m, uint32_t old, bool may_yield)

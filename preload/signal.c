@@ -217,10 +217,9 @@ static void report_overflow(const siginfo_t *info)
 __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *info, void *uc)
 {
 	if (sig == SCHED_SIG) {
-		/* sysmon's requests, never the program's: a thread blocked
-		 * in a system call gives its processor up, one running its
-		 * own code is preempted */
-		if (info->si_code == SCHED_SIG_RETAKE || info->si_code == SCHED_SIG_PREEMPT) {
+		/* sysmon's request, never the program's: a thread running
+		 * its own code is preempted */
+		if (info->si_code == SCHED_SIG_PREEMPT) {
 			sched_sig_request(uc);
 			return;
 		}

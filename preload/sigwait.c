@@ -216,8 +216,7 @@ static bool take_pending(struct g *gp, uint64_t want, siginfo_t *info)
 		if (r <= 0)
 			return false;
 		if (info->si_code == SIGQ_NUDGE ||
-		    (r == SCHED_SIG && (info->si_code == SCHED_SIG_RETAKE ||
-					info->si_code == SCHED_SIG_PREEMPT)))
+		    (r == SCHED_SIG && info->si_code == SCHED_SIG_PREEMPT))
 			continue;	/* libgmp's own, never the program's */
 		return true;
 	}

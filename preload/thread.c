@@ -206,7 +206,7 @@ _Noreturn void thread_finish(struct g *gp, void *r)
 	gp->result = r;
 	/* the program's destructors: C++ thread_local first, as glibc */
 	GMP_PROGRAM(tls_run_dtors(); keys_run_destructors(gp));
-	gp->inlib++;		/* libgmp's from here to the end */
+	door_hold(gp);		/* libgmp's from here to the end */
 	tls_robust_release(gp->tcb);
 	tls_exit(gp->tcb);
 	if (proc_exiting(gp))

@@ -10,7 +10,7 @@
  * msgrcv, msgsnd and the signal waits.
  *
  * A call back into libgmp from inside (a signal handler) takes the P
- * back first (gmp_reenter).
+ * back first (door_sync).
  */
 #include "core/door.h"
 #include "core/sched.h"

@@ -162,7 +162,8 @@ GMP_EXPORT long syscall(long nr, ...)
 		 * loop of them shares its processor like any other */
 		struct g *gp = getg();
 		if (gp) {
-			door_reenter(gp);
+			door_hold(gp);	/* a P back, if sysmon took it */
+			door_unhold(gp);
 			door_check(gp);
 		}
 		/* Reads, writes and closes of descriptors libgmp made

@@ -3,7 +3,7 @@
  * gethostby* family. They may wait for DNS answers for seconds, so a G
  * makes them as system calls (its P goes to other Gs while it waits).
  * Name service modules run inside them and may call back into libgmp
- * (sockets, locks): such a call takes a P back first (gmp_reenter in
+ * (sockets, locks): such a call takes a P back first (door_sync in
  * runtime.h), and the rest of the lookup runs holding it.
  */
 #include "core/door.h"

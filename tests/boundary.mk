@@ -8,6 +8,13 @@
 check_PROGRAMS += tests/progs/boundary
 tests_progs_boundary_LDADD = $(PROG_LIBS)
 
+# io_uring, where configure found liburing
+if HAVE_LIBURING
+check_PROGRAMS += tests/progs/uring
+tests_progs_uring_LDADD = -luring $(PROG_LIBS)
+endif
+EXTRA_DIST += tests/progs/uring.c
+
 check_PROGRAMS += tests/compat_boundary
 tests_compat_boundary_SOURCES = tests/compat_boundary.c tests/harness.c tests/harness.h
 tests_compat_boundary_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_BUILDDIR='"$(abs_top_builddir)"'

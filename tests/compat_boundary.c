@@ -8,11 +8,14 @@
  * Every program reaches the kernel past libgmp's functions: an inline
  * system call instruction, splice, sendfile, glibc's own reads behind
  * fgets and fread, a program exec'd on a shared socket. What it finds
- * there must be the flags it set: a blocking descriptor blocks.
+ * there must be the flags it set (a blocking descriptor blocks), and no
+ * signal it did not ask for (a wait the kernel never restarts is not
+ * interrupted).
  */
 #include "tests/harness.h"
 
 #include <criterion/criterion.h>
+#include <unistd.h>
 
 #define RUN_TIMEOUT 30
 #define TEST_TIMEOUT (3 * RUN_TIMEOUT + 10)
@@ -49,6 +52,35 @@ Test(boundary, stdio_reads_inside_glibc_block, .timeout = TEST_TIMEOUT)
 Test(boundary, exec_child_shares_a_socket, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("forkexec");
+}
+
+/* epoll_wait, poll and nanosleep made with the program's own `syscall`
+ * instruction beside spinning threads: the kernel never restarts these
+ * after a signal handler, so no signal of libgmp's may reach the thread
+ * (sysmon takes the processor of a thread blocked there without one). */
+Test(boundary, inline_waits_never_see_eintr, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("noeintr");
+}
+
+/* liburing: io_uring_wait_cqe (io_uring_enter, never restarted) for a
+ * recv, a read and an accept that other threads satisfy 200 ms later,
+ * and a wait with a timeout, beside spinning threads: no -EINTR. */
+static void uring(const char *sub)
+{
+	if (access(prog_path("uring"), X_OK) != 0)
+		cr_skip_test("liburing was not found when the tests were built");
+	sub_same_as_nptl("uring", sub, RUN_TIMEOUT);
+}
+
+Test(boundary, io_uring_wait_is_not_interrupted, .timeout = TEST_TIMEOUT)
+{
+	uring("wait");
+}
+
+Test(boundary, io_uring_wait_with_timeout_is_not_interrupted, .timeout = TEST_TIMEOUT)
+{
+	uring("timeout");
 }
 
 /* F_GETFL and /proc/self/fdinfo agree for every kind of descriptor

@@ -25,6 +25,10 @@
  *   boundary flags       for every kind of descriptor, blocking and not,
  *                        after F_SETFL, FIONBIO and dup: F_GETFL and the
  *                        kernel's own record (/proc/self/fdinfo) agree
+ *   boundary noeintr     epoll_wait, poll and nanosleep of 200 ms, each
+ *                        made with an inline `syscall` instruction, 3 times,
+ *                        while 3 threads spin: none returns EINTR (the
+ *                        kernel restarts none of them after a handler)
  *
  * Prints what it saw and "PASS <what>" and exits 0, or says what went
  * wrong and exits 1.
@@ -37,6 +41,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <signal.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
@@ -362,6 +369,66 @@ static int do_forkexec(const char *self)
 	return 0;
 }
 
+/* ---- noeintr ------------------------------------------------------------------ */
+
+#define NSPIN 3
+
+static atomic_int spinning = 1;
+
+static void *spin(void *arg)
+{
+	atomic_long *n = arg;
+	while (atomic_load_explicit(&spinning, memory_order_relaxed))
+		atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static long inline_syscall4(long nr, long a, long b, long c, long d)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+/* Each call waits 200 ms for nothing, made with the program's own
+ * `syscall` instruction, while 3 threads spin: the kernel never restarts
+ * these after a signal, so any signal the thread library sent would show
+ * as -EINTR. */
+static int do_noeintr(void)
+{
+	static atomic_long spins[NSPIN];
+	pthread_t s[NSPIN];
+	for (int i = 0; i < NSPIN; i++)
+		pthread_create(&s[i], NULL, spin, &spins[i]);
+	int ep = epoll_create1(0), p[2];
+	CHECK(ep >= 0 && pipe(p) == 0, "fds");
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = p[0]};
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) == 0, "epoll_ctl");
+	for (int round = 0; round < 3; round++) {
+		long r = inline_syscall4(SYS_epoll_wait, ep, (long)&ev, 1, 200);
+		printf("epoll_wait of 200 ms: %s\n", r == 0 ? "timed out" : strerror((int)-r));
+		CHECK(r == 0, "epoll_wait returned %ld", r);
+		struct pollfd pf = {p[0], POLLIN, 0};
+		r = inline_syscall3(SYS_poll, (long)&pf, 1, 200);
+		printf("poll of 200 ms: %s\n", r == 0 ? "timed out" : strerror((int)-r));
+		CHECK(r == 0, "poll returned %ld", r);
+		struct timespec ts = {0, 200000000};
+		r = inline_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+		printf("nanosleep of 200 ms: %s\n", r == 0 ? "slept" : strerror((int)-r));
+		CHECK(r == 0, "nanosleep returned %ld", r);
+	}
+	atomic_store(&spinning, 0);
+	for (int i = 0; i < NSPIN; i++) {
+		pthread_join(s[i], NULL);
+		CHECK(atomic_load(&spins[i]) > 0, "spinner %d never ran", i);
+	}
+	return 0;
+}
+
 /* ---- flags ---------------------------------------------------------------------- */
 
 /* O_NONBLOCK as the kernel records it for fd. */
@@ -473,8 +540,10 @@ int main(int argc, char **argv)
 		return child_mode(atoi(argv[2]));
 	else if (strcmp(what, "flags") == 0)
 		r = do_flags();
+	else if (strcmp(what, "noeintr") == 0)
+		r = do_noeintr();
 	else {
-		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags\n");
+		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr\n");
 		return 2;
 	}
 	if (r == 0)
