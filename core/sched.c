@@ -2,12 +2,14 @@
  * core/sched.c — the scheduler loop: schedule, find_runnable, execute,
  * parking and readying Gs, and handing Ps between Ms. Structure and names
  * follow Go's runtime/proc.go (seed 001); read "Worker parking/unparking"
- * in sched.h first.
+ * in sched.h first. System calls and sysmon's retakes are in syscall.c,
+ * the Ms' lives and the fork reset in m.c (what the three share:
+ * sched_impl.h).
  *
  * Everything named *_m or called from schedule() runs on g0 and is
  * TLS-free (see sched.h).
  */
-#include "core/sched.h"
+#include "core/sched_impl.h"
 #include "core/netpoll.h"
 #include "core/proc.h"
 #include "core/sigq.h"
@@ -27,19 +29,9 @@
 
 struct sched sched;
 
-/* M0 is the process's initial thread; the others come from m_alloc. */
-static struct m m0;
-
-/* The initial thread's signal mask, which every M starts with: Ms are
- * started by sysmon, which blocks every signal. */
-static sigset_t m_sigmask;
-
-
-static _Noreturn void schedule(struct m *mp);
-
 /* --- P ownership ------------------------------------------------------- */
 
-static void acquirep(struct m *mp, struct p *pp)
+void acquirep(struct m *mp, struct p *pp)
 {
 	rt_assert(!mp->p, "acquirep: M already has a P");
 	rt_assert(!pp->m && ld_rlx(&pp->status) == P_IDLE, "acquirep: P not idle");
@@ -48,7 +40,7 @@ static void acquirep(struct m *mp, struct p *pp)
 	st_rel(&pp->status, P_RUNNING);
 }
 
-static struct p *releasep(struct m *mp)
+struct p *releasep(struct m *mp)
 {
 	struct p *pp = mp->p;
 	rt_assert(pp && pp->m == mp, "releasep: M does not hold its P");
@@ -59,7 +51,7 @@ static struct p *releasep(struct m *mp)
 }
 
 /* Caller holds sched.lock. */
-static void pidleput(struct p *pp)
+void pidleput(struct p *pp)
 {
 	rt_assert(runq_empty(pp), "pidleput: P has a non-empty run queue");
 	pp->link = sched.pidle;
@@ -68,7 +60,7 @@ static void pidleput(struct p *pp)
 }
 
 /* Caller holds sched.lock. */
-static struct p *pidleget(void)
+struct p *pidleget(void)
 {
 	struct p *pp = sched.pidle;
 	if (pp) {
@@ -80,122 +72,9 @@ static struct p *pidleget(void)
 	return pp;
 }
 
-/* Caller holds sched.lock. */
-static void mput(struct m *mp)
-{
-	mp->schedlink = sched.midle;
-	sched.midle = mp;
-	sched.nmidle++;
-}
-
-/* Caller holds sched.lock. */
-static struct m *mget(void)
-{
-	struct m *mp = sched.midle;
-	if (mp) {
-		sched.midle = mp->schedlink;
-		sched.nmidle--;
-	}
-	return mp;
-}
-
-static uint32_t m_rand(struct m *mp)
-{
-	/* xorshift64* */
-	uint64_t x = mp->rand;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	mp->rand = x;
-	return (uint32_t)((x * 0x2545F4914F6CDD1Dull) >> 32);
-}
-
-/* --- Ms ---------------------------------------------------------------- */
-
-static struct m *m_alloc(void)
-{
-	struct m *mp = rt_mmap(sizeof(struct m), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS);
-	if (!mp)
-		rt_throw("m_alloc: out of memory");
-	mp->id = xadd(&sched.mcount, 1);
-	mp->rand = 0x9E3779B97F4A7C15ull * (uint64_t)(mp->id + 1);
-	rt_lock(&sched.lock);
-	mp->alllink = ld_rlx(&sched.allm);
-	st_rel(&sched.allm, mp);
-	rt_unlock(&sched.lock);
-	return mp;
-}
-
-/* Before an M sleeps: wear its own TLS instead of the last G's (see
- * m->own_tp). The next G switch writes the thread pointer anyway. */
-static void m_wear_own_tls(struct m *mp)
-{
-	if (mp->own_tp && mp->fs != mp->own_tp) {
-		arch_set_fs(mp->own_tp);
-		mp->fs = mp->own_tp;
-	}
-}
-
-/* Sleep until a P is handed over in mp->nextp, then hold it, and return
- * true. The note may carry a wake-up meant for an earlier sleep: nextp is
- * what counts. A locked M (locked) also returns, false and without a P,
- * when it is released from its G. */
-static bool m_wait_nextp(struct m *mp, bool locked)
-{
-	struct p *pp;
-	while (!(pp = __atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE))) {
-		if (locked && !__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
-			return false;	/* released: its G ended elsewhere */
-		note_sleep(&mp->park);
-		note_clear(&mp->park);
-	}
-	mp->nextp = NULL;
-	acquirep(mp, pp);
-	return true;
-}
-
-/* Stop the M until someone hands it a P (m_start); then hold that P. */
-static void stopm(struct m *mp)
-{
-	rt_assert(!mp->p, "stopm: holding a P");
-	rt_assert(!mp->spinning, "stopm: spinning");
-	m_wear_own_tls(mp);
-	rt_lock(&sched.lock);
-	mput(mp);
-	rt_unlock(&sched.lock);
-	m_wait_nextp(mp, false);
-}
-
-void m_start(struct p *pp, bool spinning)
-{
-	rt_lock(&sched.lock);
-	if (!pp) {
-		rt_assert(!spinning, "m_start: spinning without a P");
-		pp = pidleget();
-		if (!pp) {
-			rt_unlock(&sched.lock);
-			return;
-		}
-	}
-	struct m *nmp = mget();
-	rt_unlock(&sched.lock);
-	if (!nmp) {
-		nmp = m_alloc();
-		nmp->spinning = spinning;
-		nmp->nextp = pp;
-		sysmon_spawn_m(nmp);
-		return;
-	}
-	rt_assert(!nmp->spinning && !nmp->p, "m_start: idle M in a bad state");
-	nmp->spinning = spinning;
-	__atomic_store_n(&nmp->nextp, pp, __ATOMIC_RELEASE);
-	note_wakeup(&nmp->park);
-}
-
 /* The M (mp) lost its right to keep pp (it is going to block or be
  * dedicated to another G): give pp to someone who can use it. */
-static void handoffp(struct p *pp)
+void handoffp(struct p *pp)
 {
 	if (!runq_empty(pp) || ld_rlx(&sched.runqsize) != 0) {
 		xadd_rlx(&sched.nhandoff, 1);
@@ -265,29 +144,6 @@ int64_t sched_timesleepuntil(void)
 			next = w;
 	}
 	return next;
-}
-
-/* --- locked Ms (pinned threads, priority-protect owners) ---------------- */
-
-/* mp is dedicated to mp->lockedg, which is not runnable: give the P away
- * and sleep until someone who dequeued lockedg hands us a P. Returns
- * false, without a P, if the M was released from its G instead. */
-static bool stoplockedm(struct m *mp)
-{
-	if (mp->p)
-		handoffp(releasep(mp));
-	m_wear_own_tls(mp);
-	return m_wait_nextp(mp, true);
-}
-
-/* gp belongs to another M: hand it our P and stop. */
-static void startlockedm(struct m *mp, struct g *gp)
-{
-	struct m *lm = gp->lockedm;
-	rt_assert(lm != mp && lm->lockedg == gp, "startlockedm: inconsistent lock");
-	__atomic_store_n(&lm->nextp, releasep(mp), __ATOMIC_RELEASE);
-	note_wakeup(&lm->park);
-	stopm(mp);
 }
 
 /* --- finding work -------------------------------------------------------- */
@@ -394,35 +250,38 @@ static struct p *check_runqs_nop(void)
 	return NULL;
 }
 
-/*
- * Find a runnable G, blocking the M if there is none. Work sources in
- * priority order, as in Go's findRunnable. Returns with mp holding a P.
- */
 /* How long a queued G waits at most behind the Gs that come first while
  * its P keeps switching (runnext before the local ring, the local queue
  * before the global one): the short time slice of core/preempt.c. */
 #define QUEUE_FAIR_NS 2000000
 
-static struct g *find_runnable(struct m *mp, bool *inherit)
+/* Up to n Gs from the global queue onto pp (0: as many as fit); returns
+ * the first. */
+static struct g *take_global(struct p *pp, int n, int64_t now, bool *inherit)
 {
-	struct g *gp;
+	rt_lock(&sched.lock);
+	struct g *gp = globrunq_get_locked(pp, n);
+	rt_unlock(&sched.lock);
+	if (gp) {
+		pp->glob_when = now;
+		*inherit = false;
+	}
+	return gp;
+}
 
-top:;
-	struct p *pp = mp->p;
-	sigq_poll(pp);
-	int64_t now = rt_nanotime();
-	int64_t pollUntil = timers_run(pp, pp, now);
-
-	/*
-	 * Fairness. The order is runnext, the local ring, the global queue,
-	 * and every 61st G started comes from the global queue first, as in
-	 * Go. Beyond Go: Gs that wake each other through runnext (timers'
-	 * wake-ups go there too) share one slice, and once they have run a
-	 * short slice's time in a row the queued Gs go first; and the global
-	 * queue goes before the ring when it has waited that long and longer
-	 * than the ring (Gs that keep the ring full with short bursts would
-	 * otherwise hold it back for 61 of them).
-	 */
+/*
+ * Fairness. The order is runnext, the local ring, the global queue,
+ * and every 61st G started comes from the global queue first, as in
+ * Go. Beyond Go: Gs that wake each other through runnext (timers'
+ * wake-ups go there too) share one slice, and once they have run a
+ * short slice's time in a row the queued Gs go first; and the global
+ * queue goes before the ring when it has waited that long and longer
+ * than the ring (Gs that keep the ring full with short bursts would
+ * otherwise hold it back for 61 of them). Returns the G that goes
+ * first by these rules, or NULL for the usual order.
+ */
+static struct g *find_fair(struct p *pp, int64_t now, bool *inherit)
+{
 	struct g *nx = ld_rlx(&pp->runnext);
 	bool ring = runq_ring_len(pp) != 0;
 	bool glob = ld_rlx(&sched.runqsize) != 0;
@@ -453,79 +312,76 @@ top:;
 				batch = 1;
 		}
 	}
-	if (take_glob) {
-		rt_lock(&sched.lock);
-		gp = globrunq_get_locked(pp, batch);
-		rt_unlock(&sched.lock);
-		if (gp) {
-			pp->glob_when = now;
-			*inherit = false;
-			return gp;
-		}
-	}
-	if (take_ring) {
+	struct g *gp = NULL;
+	if (take_glob)
+		gp = take_global(pp, batch, now, inherit);
+	if (!gp && take_ring) {
 		gp = runq_get_ring(pp);
 		if (gp) {
 			pp->ring_when = now;
 			*inherit = false;
-			return gp;
 		}
 	}
+	return gp;
+}
 
-	/* local runq */
-	gp = runq_get(pp, inherit);
+/* The local queue, then the global one (the local queue is empty, so a
+ * batch fits). */
+static struct g *find_queued(struct p *pp, int64_t now, bool *inherit)
+{
+	struct g *gp = runq_get(pp, inherit);
 	if (gp) {
 		if (!*inherit)
 			pp->ring_when = now;
 		return gp;
 	}
+	if (ld_rlx(&sched.runqsize) != 0)
+		return take_global(pp, 0, now, inherit);
+	return NULL;
+}
 
-	/* global runq (our local queue is empty, so the batch fits) */
-	if (ld_rlx(&sched.runqsize) != 0) {
-		rt_lock(&sched.lock);
-		gp = globrunq_get_locked(pp, 0);
-		rt_unlock(&sched.lock);
-		if (gp) {
-			pp->glob_when = now;
-			*inherit = false;
-			return gp;
-		}
+/* The network, without blocking, unless an M blocks in it already (it
+ * will see the same events). */
+static struct g *find_netpoll(struct m *mp, struct p *pp, int64_t now, bool *inherit)
+{
+	if (!netpoll_any_waiters() || ld_rlx(&sched.lastpoll) == 0)
+		return NULL;
+	int n;
+	struct g *list = netpoll(0, &n);
+	if (!list)
+		return NULL;
+	trace_ev(mp, TR_NETPOLL, list, n);
+	st_rel(&sched.lastpoll, now);
+	*inherit = false;
+	return inject_but_first(list, n, pp);
+}
+
+/* Spinning Ms steal work (at most half the busy Ps spin). *again: timers
+ * made work on our own P, look again from the top. */
+static struct g *find_steal(struct m *mp, int64_t now, bool *inherit, int64_t *pollUntil,
+			    bool *again)
+{
+	*again = false;
+	if (!mp->spinning &&
+	    2 * ld_rlx(&sched.nmspinning) >= sched.gomaxprocs - ld_rlx(&sched.npidle))
+		return NULL;
+	if (!mp->spinning) {
+		mp->spinning = true;
+		xadd(&sched.nmspinning, 1);
 	}
+	struct g *gp = steal_work(mp, now, inherit, again, pollUntil);
+	if (gp)
+		trace_ev(mp, TR_STEAL, gp, 1);
+	return gp;
+}
 
-	/* The network, without blocking, unless an M blocks in it already
-	 * (it will see the same events). */
-	if (netpoll_any_waiters() && ld_rlx(&sched.lastpoll) != 0) {
-		int n;
-		struct g *list = netpoll(0, &n);
-		if (list) {
-			trace_ev(mp, TR_NETPOLL, list, n);
-			st_rel(&sched.lastpoll, now);
-			*inherit = false;
-			return inject_but_first(list, n, pp);
-		}
-	}
-
-	/* Spinning Ms: steal work. Limit spinners to half the busy Ps. */
-	if (mp->spinning ||
-	    2 * ld_rlx(&sched.nmspinning) < sched.gomaxprocs - ld_rlx(&sched.npidle)) {
-		if (!mp->spinning) {
-			mp->spinning = true;
-			xadd(&sched.nmspinning, 1);
-		}
-		bool newwork;
-		gp = steal_work(mp, now, inherit, &newwork, &pollUntil);
-		if (gp) {
-			trace_ev(mp, TR_STEAL, gp, 1);
-			return gp;
-		}
-		if (newwork)
-			goto top;
-	}
-
-	/* Nothing: release the P. Last look at the global queue under lock. */
+/* Nothing found: a last look at the global queue under its lock, else
+ * release the P. Returns a G (the P kept) or NULL (the P released). */
+static struct g *drop_p(struct m *mp, struct p *pp, bool *inherit)
+{
 	rt_lock(&sched.lock);
 	if (ld_rlx(&sched.runqsize) != 0) {
-		gp = globrunq_get_locked(pp, 0);
+		struct g *gp = globrunq_get_locked(pp, 0);
 		rt_unlock(&sched.lock);
 		*inherit = false;
 		return gp;
@@ -533,77 +389,133 @@ top:;
 	releasep(mp);
 	pidleput(pp);
 	rt_unlock(&sched.lock);
+	return NULL;
+}
 
-	/*
-	 * Delicate dance (Go's findRunnable): we stop spinning, then look at
-	 * every run queue again. A submitter publishes work, then checks
-	 * nmspinning; we decrement nmspinning, then check queues. The fence
-	 * orders our decrement before the loads.
-	 */
-	bool wasSpinning = mp->spinning;
-	if (mp->spinning) {
-		mp->spinning = false;
-		int32_t n = xadd(&sched.nmspinning, -1);
-		rt_assert(n > 0, "find_runnable: negative nmspinning");
-		fence_seq();
-		if (check_runqs_nop()) {
-			rt_lock(&sched.lock);
-			struct p *p2 = pidleget();
-			rt_unlock(&sched.lock);
-			if (p2) {
-				acquirep(mp, p2);
-				mp->spinning = true;
-				xadd(&sched.nmspinning, 1);
-				goto top;
-			}
-		}
-	}
+/*
+ * Delicate dance (Go's findRunnable): after dropping its P, a spinning M
+ * stops spinning, then looks at every run queue again. A submitter
+ * publishes work, then checks nmspinning; we decrement nmspinning, then
+ * check queues. The fence orders our decrement before the loads. Returns
+ * true when the M took a P back to look again (spinning again).
+ */
+static bool unspin_and_recheck(struct m *mp)
+{
+	mp->spinning = false;
+	int32_t n = xadd(&sched.nmspinning, -1);
+	rt_assert(n > 0, "find_runnable: negative nmspinning");
+	fence_seq();
+	if (!check_runqs_nop())
+		return false;
+	rt_lock(&sched.lock);
+	struct p *p2 = pidleget();
+	rt_unlock(&sched.lock);
+	if (!p2)
+		return false;
+	acquirep(mp, p2);
+	mp->spinning = true;
+	xadd(&sched.nmspinning, 1);
+	return true;
+}
 
-	/* Block in the poller until the next timer or a descriptor's edge,
-	 * if there is anything to wait for and we are the one to do it. */
+/*
+ * Without a P: block in the poller until pollUntil (0: no timer) or a
+ * descriptor's edge, if there is anything to wait for and no other M
+ * does. Returns true when the M holds a P again, with *gpp the first G
+ * the poller made runnable, or NULL to look again from the top; false
+ * when the M should stop (any Gs the poller made runnable are queued).
+ */
+static bool block_in_netpoll(struct m *mp, int64_t pollUntil, bool wasSpinning, bool *inherit,
+			     struct g **gpp)
+{
+	*gpp = NULL;
 	int64_t next = sched_timesleepuntil();
 	if (next && (pollUntil == 0 || next < pollUntil))
 		pollUntil = next;
 	bool waiters = netpoll_any_waiters();
-	if ((pollUntil != 0 || waiters) && xchg(&sched.lastpoll, (int64_t)0) != 0) {
-		st_rel(&sched.pollUntil, pollUntil ? pollUntil : INT64_MAX);
-		m_wear_own_tls(mp);
-		now = rt_nanotime();
-		int n = 0;
-		struct g *list = NULL;
-		if (pollUntil == 0)
-			list = netpoll(-1, &n);
-		else if (pollUntil > now)
-			list = netpoll(pollUntil - now, &n);
-		else if (waiters)
-			list = netpoll(0, &n);
-		now = rt_nanotime();
-		st_rel(&sched.pollUntil, (int64_t)0);
-		st_rel(&sched.lastpoll, now);
-		rt_lock(&sched.lock);
-		struct p *p2 = pidleget();
-		rt_unlock(&sched.lock);
-		if (p2) {
-			acquirep(mp, p2);
-			if (wasSpinning) {
-				mp->spinning = true;
-				xadd(&sched.nmspinning, 1);
-			}
-			if (list) {
-				trace_ev(mp, TR_NETPOLL, list, n);
-				*inherit = false;
-				return inject_but_first(list, n, p2);
-			}
-			goto top;
+	if ((pollUntil == 0 && !waiters) || xchg(&sched.lastpoll, (int64_t)0) == 0) {
+		if (pollUntil != 0) {
+			/* the M in the poller must wake for our timer */
+			int64_t until = ld_acq(&sched.pollUntil);
+			if (until == 0 || until > pollUntil)
+				netpoll_break();
 		}
-		sched_inject(list, n, NULL);
-	} else if (pollUntil != 0) {
-		int64_t until = ld_acq(&sched.pollUntil);
-		if (until == 0 || until > pollUntil)
-			netpoll_break();
+		return false;
 	}
-	stopm(mp);
-	goto top;
+	st_rel(&sched.pollUntil, pollUntil ? pollUntil : INT64_MAX);
+	m_wear_own_tls(mp);
+	int64_t now = rt_nanotime();
+	int n = 0;
+	struct g *list = NULL;
+	if (pollUntil == 0)
+		list = netpoll(-1, &n);
+	else if (pollUntil > now)
+		list = netpoll(pollUntil - now, &n);
+	else if (waiters)
+		list = netpoll(0, &n);
+	now = rt_nanotime();
+	st_rel(&sched.pollUntil, (int64_t)0);
+	st_rel(&sched.lastpoll, now);
+	rt_lock(&sched.lock);
+	struct p *p2 = pidleget();
+	rt_unlock(&sched.lock);
+	if (!p2) {
+		sched_inject(list, n, NULL);
+		return false;
+	}
+	acquirep(mp, p2);
+	if (wasSpinning) {
+		mp->spinning = true;
+		xadd(&sched.nmspinning, 1);
+	}
+	if (list) {
+		trace_ev(mp, TR_NETPOLL, list, n);
+		*inherit = false;
+		*gpp = inject_but_first(list, n, p2);
+	}
+	return true;
+}
+
+/*
+ * Find a runnable G, blocking the M if there is none. Work sources in
+ * priority order, as in Go's findRunnable: the fairness rules, the local
+ * and global queues, the network, stealing (with other Ps' timers); then
+ * the P is dropped and the M blocks in the poller or stops. Returns with
+ * mp holding a P.
+ */
+static struct g *find_runnable(struct m *mp, bool *inherit)
+{
+	for (;;) {
+		struct p *pp = mp->p;
+		sigq_poll(pp);
+		int64_t now = rt_nanotime();
+		int64_t pollUntil = timers_run(pp, pp, now);
+		struct g *gp = find_fair(pp, now, inherit);
+		if (!gp)
+			gp = find_queued(pp, now, inherit);
+		if (!gp)
+			gp = find_netpoll(mp, pp, now, inherit);
+		if (gp)
+			return gp;
+		bool again;
+		gp = find_steal(mp, now, inherit, &pollUntil, &again);
+		if (gp)
+			return gp;
+		if (again)
+			continue;
+		gp = drop_p(mp, pp, inherit);
+		if (gp)
+			return gp;
+		bool wasSpinning = mp->spinning;
+		if (wasSpinning && unspin_and_recheck(mp))
+			continue;
+		if (block_in_netpoll(mp, pollUntil, wasSpinning, inherit, &gp)) {
+			if (gp)
+				return gp;
+			continue;
+		}
+		stopm(mp);
+	}
 }
 
 /* --- running a G ---------------------------------------------------------- */
@@ -625,7 +537,7 @@ void sched_apply_sigmask(struct g *gp)
 	gp->preemptoff--;
 }
 
-static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
+_Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 {
 	struct p *pp = mp->p;
 
@@ -656,7 +568,7 @@ static _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	gmp_ctx_gogo(&gp->ctx, fs);
 }
 
-static _Noreturn void schedule(struct m *mp)
+_Noreturn void schedule(struct m *mp)
 {
 top:
 	if (mp->lockedg) {
@@ -676,7 +588,7 @@ top:
 }
 
 /* The G leaves RUNNING on mp (on g0): account its time, detach it. */
-static void dropg(struct m *mp, struct g *gp)
+void dropg(struct m *mp, struct g *gp)
 {
 	int64_t now = rt_nanotime();
 	gp->runtime_ns += now - gp->run_start;
@@ -852,256 +764,6 @@ void g_yield_local(void)
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, goyield_m, gp);
 }
 
-/* --- system calls -------------------------------------------------------------- */
-
-/* The G running on mp lets go of its P for a system call. On mp's own
- * thread (a signal handler's included). */
-static void enter_syscall(struct m *mp, struct g *gp, struct p *pp)
-{
-	/* only the owner writes it: no locked instruction */
-	st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
-	mp->oldp = pp;
-	mp->p = NULL;
-	pp->m = NULL;
-	g_casstatus(gp, G_RUNNING, G_SYSCALL);
-	st_rel(&pp->status, (uint32_t)P_SYSCALL);
-}
-
-void g_syscall_enter(void)
-{
-	struct g *gp = getg();
-	if (g_status(gp) == G_SYSCALL)
-		return;		/* nested: the outer call's exit ends it */
-	struct m *mp = gp->m;
-	trace_ev(mp, TR_SYSCALL, gp, 0);
-	enter_syscall(mp, gp, mp->p);
-	sysmon_syscall_entered();
-}
-
-/* g0 half of a return from a system call whose P was taken: queue the G
- * and stop the M (or, dedicated to the G, wait for it to be handed a P). */
-static void exitsyscall0(void *arg)
-{
-	struct g *gp = arg;
-	struct m *mp = gp->m;
-
-	g_casstatus(gp, G_SYSCALL, G_RUNNABLE);
-	dropg(mp, gp);
-	rt_lock(&sched.lock);
-	struct p *pp = pidleget();
-	if (!pp)
-		globrunq_put_locked(gp);
-	rt_unlock(&sched.lock);
-	if (pp) {
-		acquirep(mp, pp);
-		execute(mp, gp, false);
-	}
-	if (!mp->lockedg)
-		stopm(mp);
-	schedule(mp);
-}
-
-void g_syscall_exit(void)
-{
-	struct g *gp = getg();
-	/* a call back into libgmp from inside the system call took the P
-	 * back already (door_sync) */
-	if (g_status(gp) != G_SYSCALL)
-		return;
-	struct m *mp = gp->m;
-	trace_ev(mp, TR_SYSRET, gp, 0);
-	struct p *pp = mp->oldp;
-	mp->oldp = NULL;
-	if (ld_rlx(&mp->blocked))
-		st_rel(&mp->blocked, false);
-	uint32_t st = P_SYSCALL;
-	if (cas(&pp->status, &st, (uint32_t)P_RUNNING)) {
-		/* nobody needed it: ours again */
-		mp->p = pp;
-		pp->m = mp;
-		g_casstatus(gp, G_SYSCALL, G_RUNNING);
-		/* its slice ended during the call: yield at the next door */
-		if (unlikely(ld_rlx(&pp->preempt_req))) {
-			st_rlx(&pp->preempt_req, false);
-			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
-		}
-		return;
-	}
-	rt_lock(&sched.lock);
-	struct p *p2 = pidleget();
-	rt_unlock(&sched.lock);
-	if (p2) {
-		acquirep(mp, p2);
-		g_casstatus(gp, G_SYSCALL, G_RUNNING);
-		return;
-	}
-	gmp_ctx_mcall(&gp->ctx, mp->g0_top, exitsyscall0, gp);
-}
-
-int sched_retake(int64_t now)
-{
-	int n = 0;
-	for (int i = 0; i < sched.gomaxprocs; i++) {
-		struct p *pp = sched.allp[i];
-		if (ld_acq(&pp->status) != P_SYSCALL)
-			continue;
-		uint32_t t = ld_rlx(&pp->syscalltick);
-		if (pp->sysmon_tick != t) {
-			pp->sysmon_tick = t;
-			pp->sysmon_when = now;
-			continue;
-		}
-		int64_t in = now - pp->sysmon_when;
-		if (in < SYSCALL_RETAKE_NS)
-			continue;
-		/* as Go's retake: not while nothing waits and others can
-		 * take new work, unless the call has lasted 10 ms */
-		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 &&
-		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 && in < 10000000)
-			continue;
-		uint32_t st = P_SYSCALL;
-		if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
-			n++;
-			xadd(&sched.nretake, 1);
-			trace_ev(NULL, TR_RETAKE, NULL, pp->id);
-			handoffp(pp);
-		}
-	}
-	return n;
-}
-
-/* --- Ms blocked where libgmp cannot see ------------------------------------ */
-
-static uintptr_t text_lo, text_hi;	/* libgmp's code; set by sched_init */
-static bool can_retake_blocked;		/* membarrier works; set by sched_init */
-static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw);
-
-bool sched_sig_send(int tid, int code)
-{
-	siginfo_t info = {0};
-	info.si_signo = SCHED_SIG;
-	info.si_code = code;
-	long pid = arch_syscall0(SYS_getpid);
-	return arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, SCHED_SIG, &info) == 0;
-}
-
-int sched_retake_blocked(int64_t now)
-{
-	int n = 0;
-	for (int i = 0; i < sched.gomaxprocs; i++) {
-		struct p *pp = sched.allp[i];
-		if (ld_acq(&pp->status) != P_RUNNING) {
-			pp->sysmon_sw_when = 0;
-			continue;
-		}
-		uint64_t sw = __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED) +
-			      ld_rlx(&pp->syscalltick);
-		if (pp->sysmon_sw_when == 0 || pp->sysmon_sw != sw) {
-			pp->sysmon_sw = sw;
-			pp->sysmon_sw_when = now;
-			pp->sysmon_cpu_when = 0;
-			pp->sysmon_kicked = false;
-			continue;
-		}
-		if (pp->sysmon_kicked || now - pp->sysmon_sw_when < SCHED_BLOCKED_NS / 2)
-			continue;
-		/* only when something may wait to run, as Go's retake: this
-		 * P's queue or timers, the global queue, or every other P busy
-		 * (their queues may hold work it could steal); or after 10 ms */
-		int64_t due = ld_rlx(&pp->timers.minwhen);
-		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 && !(due && due <= now) &&
-		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 &&
-		    now - pp->sysmon_sw_when < 10000000)
-			continue;
-		struct m *mp = pp->m;
-		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
-		if (!tid)
-			continue;
-		int64_t cpu = os_thread_cputime(tid);
-		if (cpu < 0)
-			continue;
-		if (pp->sysmon_cpu_when == 0) {
-			pp->sysmon_cpu = cpu;
-			pp->sysmon_cpu_when = now;
-			continue;
-		}
-		int64_t wall = now - pp->sysmon_cpu_when;
-		if (wall < SCHED_BLOCKED_NS / 2)
-			continue;
-		if ((cpu - pp->sysmon_cpu) * 4 > wall) {
-			/* it runs: a long computation, not a block */
-			pp->sysmon_cpu = cpu;
-			pp->sysmon_cpu_when = now;
-			continue;
-		}
-		if (retake_blocked_m(pp, mp, tid, sw)) {
-			pp->sysmon_kicked = true;
-			n++;
-		} else {
-			/* not at a system call of the program's now: look
-			 * again in a millisecond */
-			pp->sysmon_cpu_when = 0;
-			pp->sysmon_sw_when = now + 10 * SCHED_BLOCKED_NS;
-		}
-	}
-	return n;
-}
-
-/*
- * Take the P of mp, whose G pp's sysmon found blocked (core/door.h,
- * door_sync, has the G's side). The kernel's record of the thread says
- * where it is: only a G in a system call made by code that is not
- * libgmp's is taken, and no signal reaches it. Returns true if taken.
- */
-static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw)
-{
-	struct g *gp = __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE);
-	struct os_blocked where;
-	if (!gp || !can_retake_blocked || os_thread_blocked(tid, &where) != 0 ||
-	    (where.pc >= text_lo && where.pc < text_hi))
-		return false;
-	/* a thread waiting for its vfork child lends the child its G and
-	 * its memory: the child's calls into libgmp must find both as the
-	 * parent left them */
-	if (where.nr == SYS_vfork || where.nr == SYS_clone || where.nr == SYS_clone3)
-		return false;
-	atomic_fetch_or_explicit(&gp->door, DOOR_RETAKE, memory_order_seq_cst);
-	os_membarrier();
-	/* Everything as it was, and the G outside libgmp: any entry into
-	 * libgmp from now on waits for DOOR_RETAKE to clear */
-	bool ok = __atomic_load_n(&gp->inlib, __ATOMIC_RELAXED) == 0 &&
-		  __atomic_load_n(&mp->curg, __ATOMIC_RELAXED) == gp && gp->m == mp &&
-		  __atomic_load_n(&mp->p, __ATOMIC_RELAXED) == pp && pp->m == mp &&
-		  !__atomic_load_n(&mp->in_fork, __ATOMIC_RELAXED) &&
-		  ld_acq(&pp->status) == P_RUNNING &&
-		  __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED) + ld_rlx(&pp->syscalltick) == sw;
-	uint32_t st = G_RUNNING;
-	if (ok)
-		ok = cas(&gp->status, &st, (uint32_t)G_SYSCALL);
-	if (ok) {
-		/* enter_syscall, made for the G */
-		st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
-		mp->oldp = pp;
-		mp->p = NULL;
-		pp->m = NULL;
-		st_rel(&mp->blocked, true);
-		xadd(&sched.nblocked, 1);
-		st_rel(&pp->status, (uint32_t)P_SYSCALL);
-	}
-	atomic_fetch_and_explicit(&gp->door, ~DOOR_RETAKE, memory_order_release);
-	if (!ok)
-		return false;
-	/* work waits (sched_retake_blocked looked): hand the P on, unless
-	 * the G came back for it first */
-	st = P_SYSCALL;
-	if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
-		xadd(&sched.nretake, 1);
-		trace_ev(NULL, TR_RETAKE, NULL, pp->id);
-		handoffp(pp);
-	}
-	return true;
-}
-
 /* --- sleeping --------------------------------------------------------------- */
 
 static void sleep_fire(void *arg, uint64_t seq, struct p *pp)
@@ -1261,129 +923,6 @@ struct g *gfget(struct p *pp)
 	return gp;
 }
 
-/* Give the calling OS thread an alternate signal stack, where the fault
- * of a G that ran off its stack is handled. TLS-free. */
-static void m_altstack(void)
-{
-	size_t len = 64 * 1024;
-	char *s = rt_mmap(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
-	if (!s)
-		return;	/* then such a fault kills the process silently */
-	stack_t ss = {.ss_sp = s, .ss_size = len, .ss_flags = 0};
-	arch_syscall2(SYS_sigaltstack, &ss, NULL);
-}
-
-bool sched_stack_overflow(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
-{
-	struct m *mp = m_by_tid(os_gettid());
-	struct g *gp = mp ? mp->curg : NULL;
-	if (!gp || gp->stack.kind == STACK_NONE || gp->stack.kind == STACK_MAIN)
-		return false;
-	uintptr_t base = (uintptr_t)gp->stack.base;
-	*lo = base + gp->stack.guard;
-	*hi = *lo + gp->stack.size;
-	/* in the guard, or just below the stack when it has none */
-	return addr < *lo && addr + 65536 >= base;
-}
-
-/* --- fork ----------------------------------------------------------------------- */
-
-static int sched_pid;	/* the process the runtime runs */
-
-bool sched_in_vfork_child(void)
-{
-	return (int)arch_syscall0(SYS_getpid) != sched_pid;
-}
-
-void sched_after_fork(struct g *gp)
-{
-	sched_pid = (int)arch_syscall0(SYS_getpid);
-	struct m *mp = gp->m;
-	/* Every lock: a thread that held one at the fork is gone. */
-	sched.lock = (struct rt_mutex){0};
-	sched.gflock = (struct rt_mutex){0};
-	gp->lock = (struct rt_mutex){0};
-
-	/* This M is the only one, with a new kernel tid. */
-	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
-	if (mp != &m0)
-		m0.tid = mp->tid;	/* sched_default_affinity asks it */
-	mp->alllink = NULL;
-	mp->schedlink = NULL;
-	mp->spinning = false;
-	mp->nextp = NULL;
-	st_rel(&mp->blocked, false);
-	st_rel(&sched.allm, mp);
-	sched.midle = NULL;
-	sched.nmidle = 0;
-	st_rlx(&sched.nmspinning, 0);
-
-	/* The G keeps (or takes back) one P; a request of sysmon's may have
-	 * turned its state into a system call while the fork was made. */
-	struct p *own = mp->p ? mp->p : mp->oldp ? mp->oldp : sched.allp[0];
-	if (g_status(gp) == G_SYSCALL)
-		g_casstatus(gp, G_SYSCALL, G_RUNNING);
-	mp->oldp = NULL;
-	mp->p = own;
-	own->m = mp;
-	st_rel(&own->status, (uint32_t)P_RUNNING);
-
-	/* Every other thread is gone: its G is dead, not to be reused (its
-	 * TLS is not on glibc's lists any more), and joining it returns at
-	 * once, as joining a vanished thread does under NPTL. */
-	uint32_t n = g_count();
-	for (uint32_t i = 0; i < n; i++) {
-		struct g *g1 = g_by_index(i);
-		uint32_t st = g_status(g1);
-		if (g1 == gp || st == G_IDLE || st == G_DEAD)
-			continue;
-		g1->m = NULL;
-		g1->lock = (struct rt_mutex){0};
-		g1->exited = true;
-		g1->detached = true;	/* nobody will free it */
-		st_rel(&g1->exit_futex, 1u);
-		st_rel(&g1->status, (uint32_t)G_DEAD);
-	}
-	sched.gfree = NULL;
-	sched.ngfree = 0;
-
-	/* Run queues, timers, caches and idle list, rebuilt empty. */
-	sched.runqhead = sched.runqtail = NULL;
-	st_rlx(&sched.runqsize, 0);
-	sched.pidle = NULL;
-	st_rlx(&sched.npidle, 0);
-	for (int i = sched.gomaxprocs - 1; i >= 0; i--) {
-		struct p *pp = sched.allp[i];
-		st_rlx(&pp->runqhead, 0u);
-		st_rlx(&pp->runqtail, 0u);
-		st_rlx(&pp->runnext, (struct g *)NULL);
-		timers_after_fork(&pp->timers);
-		pp->gfree = NULL;
-		pp->ngfree = 0;
-		pp->sfree = NULL;
-		pp->nsfree = 0;
-		pp->sysmon_when = pp->sysmon_sw_when = pp->sysmon_cpu_when = 0;
-		pp->sysmon_kicked = false;
-		pp->preempt_when = pp->preempt_sent = 0;
-		if (pp != own) {
-			pp->m = NULL;
-			st_rel(&pp->status, (uint32_t)P_IDLE);
-			pidleput(pp);
-		}
-	}
-	st_rlx(&sched.nlive, 1);
-	st_rlx(&sched.sigpoll, 0);
-	sysmon_after_fork();
-	g_after_fork();
-	stack_after_fork();
-	wq_after_fork();
-	sigq_after_fork(gp);
-	netpoll_after_fork();
-	tls_after_fork(gp->tcb, mp->own_tp, mp == &m0);
-}
-
-
-
 static void *alloc_g0_stack(void)
 {
 	size_t guard = os_pagesize;
@@ -1397,8 +936,7 @@ static void *alloc_g0_stack(void)
 
 void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 {
-	if (os_text_range((const void *)sched_init, &text_lo, &text_hi) == 0)
-		can_retake_blocked = os_membarrier_init() == 0;
+	syscall_init();
 	preempt_init();
 	sched_pid = (int)arch_syscall0(SYS_getpid);
 	sched.gomaxprocs = nprocs;
@@ -1450,105 +988,3 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	st_rlx(&sched.peaklive, 1);
 }
 
-void *m_main(void *arg)
-{
-	struct m *mp = arg;
-
-	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &m_sigmask, NULL, 8);
-	memcpy(&mp->kmask, &m_sigmask, sizeof mp->kmask);
-	/* tid before cpumask, m_set_affinity writes them the other way round */
-	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
-	/* This thread's own stack is the scheduler stack: everything above
-	 * this frame is abandoned once schedule() runs. */
-	mp->g0_top = (void *)(((uintptr_t)arch_stack_pointer() - 256) & ~(uintptr_t)15);
-	mp->fs = arch_tp();
-	mp->own_tp = mp->fs;
-	m_altstack();
-	cpu_set_t *mask = __atomic_load_n(&mp->cpumask, __ATOMIC_SEQ_CST);
-	if (mask)
-		arch_syscall3(SYS_sched_setaffinity, 0, mp->cpumask_size, mask);
-	/* A locked M gets its P in stoplockedm, from whoever dequeues its G
-	 * (possibly before this thread even ran): leave nextp to it. A
-	 * locked M whose G ended before it started joins the idle Ms. */
-	if (__atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE) && !mp->lockedg)
-		m_wait_nextp(mp, false);
-	else if (!__atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE))
-		stopm(mp);
-	schedule(mp);
-}
-
-int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size)
-{
-	struct m *mp = m_alloc();
-	if (mask) {
-		/* at least a cpu_set_t, so later masks of that size fit */
-		size_t cap = size > sizeof(cpu_set_t) ? size : sizeof(cpu_set_t);
-		mp->cpumask = rt_mmap(cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
-		if (!mp->cpumask)
-			return EAGAIN;
-		mp->cpumask_size = cap;
-		memcpy(mp->cpumask, mask, size);
-	}
-	mp->lockedg = gp;
-	gp->lockedm = mp;
-	int err = os_thread_start(m_main, mp, G0_STACK_SIZE);
-	if (err) {
-		mp->lockedg = NULL;
-		gp->lockedm = NULL;
-		/* the struct stays on allm as an M that never ran */
-		return err;
-	}
-	return 0;
-}
-
-int m_set_affinity(struct m *mp, const cpu_set_t *mask, size_t size)
-{
-	cpu_set_t *cur = mp->cpumask;
-	if (!cur) {
-		/* an M dedicated without a mask being pinned for the first time */
-		cur = rt_mmap(sizeof(cpu_set_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
-		if (!cur)
-			return EAGAIN;
-		mp->cpumask_size = sizeof(cpu_set_t);
-	}
-	size_t n = size < mp->cpumask_size ? size : mp->cpumask_size;
-	memset(cur, 0, mp->cpumask_size);
-	memcpy(cur, mask, n);
-	__atomic_store_n(&mp->cpumask, cur, __ATOMIC_SEQ_CST);
-	int tid = __atomic_load_n(&mp->tid, __ATOMIC_SEQ_CST);
-	if (tid) {
-		long r = arch_syscall3(SYS_sched_setaffinity, tid, mp->cpumask_size, cur);
-		if (r < 0)
-			return (int)-r;
-	}
-	return 0;
-}
-
-struct m *m_by_tid(int tid)
-{
-	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink)
-		if (__atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) == tid)
-			return mp;
-	return NULL;
-}
-
-int sched_default_affinity(size_t size, cpu_set_t *set)
-{
-	long r = arch_syscall3(SYS_sched_getaffinity, m0.tid, size, set);
-	if (r < 0)
-		return (int)-r;
-	if ((size_t)r < size)
-		memset((char *)set + r, 0, size - (size_t)r);
-	return 0;
-}
-
-int sched_os_threads(void)
-{
-	int n = 0;
-	rt_lock(&sched.lock);
-	for (struct m *mp = sched.allm; mp; mp = mp->alllink)
-		if (mp->tid)
-			n++;
-	rt_unlock(&sched.lock);
-	return n;
-}

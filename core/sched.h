@@ -295,7 +295,8 @@ struct p *sched_my_p(void);
  * its own P, anything else the global queue. Not for g0. */
 void g_ready_any(struct g *gp);
 /*
- * System calls that may block (Go's entersyscall/exitsyscall). Around one,
+ * System calls that may block (Go's entersyscall/exitsyscall, in
+ * core/syscall.c with sysmon's retakes below). Around one,
  * the calling G keeps its M but lets go of its P: the P stays in
  * P_SYSCALL, and the G takes it back on return at the cost of one CAS
  * when nobody needed it. sysmon hands a P that stayed in a system call
@@ -404,7 +405,7 @@ void sched_wake_netpoller(int64_t when);
 /* Earliest pending timer over all Ps, or 0. */
 int64_t sched_timesleepuntil(void);
 
-/* --- Ms ---------------------------------------------------------------------------- */
+/* --- Ms (core/m.c) ------------------------------------------------------------------ */
 
 /* Give an M the P pp (idle M, else a new one) and wake it. TLS-free. */
 void m_start(struct p *pp, bool spinning);
@@ -460,7 +461,7 @@ bool sched_in_vfork_child(void);
 /* Is the calling thread the service thread (sysmon)? Async-signal-safe. */
 bool sysmon_is_current(void);
 
-/* --- fork ------------------------------------------------------------------------------ */
+/* --- fork (core/m.c) -------------------------------------------------------------------- */
 
 /*
  * In the child of fork, on the forking G (the only thread left): rebuild

@@ -1,0 +1,281 @@
+/*
+ * core/syscall.c — system calls (Go's entersyscall/exitsyscall, kept
+ * apart from the scheduler loop as Go keeps them): a G lets go of its P
+ * around a call that may block and takes it back after; sysmon retakes a
+ * P that stayed in a system call, and the P of an M blocked in a call
+ * libgmp did not see (see sched.h).
+ */
+#include "core/sched_impl.h"
+#include "core/netpoll.h"
+#include "core/proc.h"
+#include "core/sigq.h"
+#include "core/os.h"
+#include "core/stack.h"
+#include "core/tls.h"
+#include "core/waitq.h"
+#include "core/trace.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+/* --- system calls -------------------------------------------------------------- */
+
+/* The G running on mp lets go of its P for a system call. On mp's own
+ * thread (a signal handler's included). */
+static void enter_syscall(struct m *mp, struct g *gp, struct p *pp)
+{
+	/* only the owner writes it: no locked instruction */
+	st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
+	mp->oldp = pp;
+	mp->p = NULL;
+	pp->m = NULL;
+	g_casstatus(gp, G_RUNNING, G_SYSCALL);
+	st_rel(&pp->status, (uint32_t)P_SYSCALL);
+}
+
+void g_syscall_enter(void)
+{
+	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		return;		/* nested: the outer call's exit ends it */
+	struct m *mp = gp->m;
+	trace_ev(mp, TR_SYSCALL, gp, 0);
+	enter_syscall(mp, gp, mp->p);
+	sysmon_syscall_entered();
+}
+
+/* g0 half of a return from a system call whose P was taken: queue the G
+ * and stop the M (or, dedicated to the G, wait for it to be handed a P). */
+static void exitsyscall0(void *arg)
+{
+	struct g *gp = arg;
+	struct m *mp = gp->m;
+
+	g_casstatus(gp, G_SYSCALL, G_RUNNABLE);
+	dropg(mp, gp);
+	rt_lock(&sched.lock);
+	struct p *pp = pidleget();
+	if (!pp)
+		globrunq_put_locked(gp);
+	rt_unlock(&sched.lock);
+	if (pp) {
+		acquirep(mp, pp);
+		execute(mp, gp, false);
+	}
+	if (!mp->lockedg)
+		stopm(mp);
+	schedule(mp);
+}
+
+void g_syscall_exit(void)
+{
+	struct g *gp = getg();
+	/* a call back into libgmp from inside the system call took the P
+	 * back already (door_sync) */
+	if (g_status(gp) != G_SYSCALL)
+		return;
+	struct m *mp = gp->m;
+	trace_ev(mp, TR_SYSRET, gp, 0);
+	struct p *pp = mp->oldp;
+	mp->oldp = NULL;
+	if (ld_rlx(&mp->blocked))
+		st_rel(&mp->blocked, false);
+	uint32_t st = P_SYSCALL;
+	if (cas(&pp->status, &st, (uint32_t)P_RUNNING)) {
+		/* nobody needed it: ours again */
+		mp->p = pp;
+		pp->m = mp;
+		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+		/* its slice ended during the call: yield at the next door */
+		if (unlikely(ld_rlx(&pp->preempt_req))) {
+			st_rlx(&pp->preempt_req, false);
+			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
+		}
+		return;
+	}
+	rt_lock(&sched.lock);
+	struct p *p2 = pidleget();
+	rt_unlock(&sched.lock);
+	if (p2) {
+		acquirep(mp, p2);
+		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+		return;
+	}
+	gmp_ctx_mcall(&gp->ctx, mp->g0_top, exitsyscall0, gp);
+}
+
+int sched_retake(int64_t now)
+{
+	int n = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		if (ld_acq(&pp->status) != P_SYSCALL)
+			continue;
+		uint32_t t = ld_rlx(&pp->syscalltick);
+		if (pp->sysmon_tick != t) {
+			pp->sysmon_tick = t;
+			pp->sysmon_when = now;
+			continue;
+		}
+		int64_t in = now - pp->sysmon_when;
+		if (in < SYSCALL_RETAKE_NS)
+			continue;
+		/* as Go's retake: not while nothing waits and others can
+		 * take new work, unless the call has lasted 10 ms */
+		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 &&
+		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 && in < 10000000)
+			continue;
+		uint32_t st = P_SYSCALL;
+		if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
+			n++;
+			xadd(&sched.nretake, 1);
+			trace_ev(NULL, TR_RETAKE, NULL, pp->id);
+			handoffp(pp);
+		}
+	}
+	return n;
+}
+
+/* --- Ms blocked where libgmp cannot see ------------------------------------ */
+
+static uintptr_t text_lo, text_hi;	/* libgmp's code; set by syscall_init */
+static bool can_retake_blocked;		/* membarrier works; set by syscall_init */
+static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw);
+
+bool sched_sig_send(int tid, int code)
+{
+	siginfo_t info = {0};
+	info.si_signo = SCHED_SIG;
+	info.si_code = code;
+	long pid = arch_syscall0(SYS_getpid);
+	return arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, SCHED_SIG, &info) == 0;
+}
+
+int sched_retake_blocked(int64_t now)
+{
+	int n = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		if (ld_acq(&pp->status) != P_RUNNING) {
+			pp->sysmon_sw_when = 0;
+			continue;
+		}
+		uint64_t sw = __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED) +
+			      ld_rlx(&pp->syscalltick);
+		if (pp->sysmon_sw_when == 0 || pp->sysmon_sw != sw) {
+			pp->sysmon_sw = sw;
+			pp->sysmon_sw_when = now;
+			pp->sysmon_cpu_when = 0;
+			pp->sysmon_kicked = false;
+			continue;
+		}
+		if (pp->sysmon_kicked || now - pp->sysmon_sw_when < SCHED_BLOCKED_NS / 2)
+			continue;
+		/* only when something may wait to run, as Go's retake: this
+		 * P's queue or timers, the global queue, or every other P busy
+		 * (their queues may hold work it could steal); or after 10 ms */
+		int64_t due = ld_rlx(&pp->timers.minwhen);
+		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 && !(due && due <= now) &&
+		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 &&
+		    now - pp->sysmon_sw_when < 10000000)
+			continue;
+		struct m *mp = pp->m;
+		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
+		if (!tid)
+			continue;
+		int64_t cpu = os_thread_cputime(tid);
+		if (cpu < 0)
+			continue;
+		if (pp->sysmon_cpu_when == 0) {
+			pp->sysmon_cpu = cpu;
+			pp->sysmon_cpu_when = now;
+			continue;
+		}
+		int64_t wall = now - pp->sysmon_cpu_when;
+		if (wall < SCHED_BLOCKED_NS / 2)
+			continue;
+		if ((cpu - pp->sysmon_cpu) * 4 > wall) {
+			/* it runs: a long computation, not a block */
+			pp->sysmon_cpu = cpu;
+			pp->sysmon_cpu_when = now;
+			continue;
+		}
+		if (retake_blocked_m(pp, mp, tid, sw)) {
+			pp->sysmon_kicked = true;
+			n++;
+		} else {
+			/* not at a system call of the program's now: look
+			 * again in a millisecond */
+			pp->sysmon_cpu_when = 0;
+			pp->sysmon_sw_when = now + 10 * SCHED_BLOCKED_NS;
+		}
+	}
+	return n;
+}
+
+/*
+ * Take the P of mp, whose G pp's sysmon found blocked (core/door.h,
+ * door_sync, has the G's side). The kernel's record of the thread says
+ * where it is: only a G in a system call made by code that is not
+ * libgmp's is taken, and no signal reaches it. Returns true if taken.
+ */
+static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw)
+{
+	struct g *gp = __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE);
+	struct os_blocked where;
+	if (!gp || !can_retake_blocked || os_thread_blocked(tid, &where) != 0 ||
+	    (where.pc >= text_lo && where.pc < text_hi))
+		return false;
+	/* a thread waiting for its vfork child lends the child its G and
+	 * its memory: the child's calls into libgmp must find both as the
+	 * parent left them */
+	if (where.nr == SYS_vfork || where.nr == SYS_clone || where.nr == SYS_clone3)
+		return false;
+	atomic_fetch_or_explicit(&gp->door, DOOR_RETAKE, memory_order_seq_cst);
+	os_membarrier();
+	/* Everything as it was, and the G outside libgmp: any entry into
+	 * libgmp from now on waits for DOOR_RETAKE to clear */
+	bool ok = __atomic_load_n(&gp->inlib, __ATOMIC_RELAXED) == 0 &&
+		  __atomic_load_n(&mp->curg, __ATOMIC_RELAXED) == gp && gp->m == mp &&
+		  __atomic_load_n(&mp->p, __ATOMIC_RELAXED) == pp && pp->m == mp &&
+		  !__atomic_load_n(&mp->in_fork, __ATOMIC_RELAXED) &&
+		  ld_acq(&pp->status) == P_RUNNING &&
+		  __atomic_load_n(&pp->nswitch, __ATOMIC_RELAXED) + ld_rlx(&pp->syscalltick) == sw;
+	uint32_t st = G_RUNNING;
+	if (ok)
+		ok = cas(&gp->status, &st, (uint32_t)G_SYSCALL);
+	if (ok) {
+		/* enter_syscall, made for the G */
+		st_rlx(&pp->syscalltick, ld_rlx(&pp->syscalltick) + 1);
+		mp->oldp = pp;
+		mp->p = NULL;
+		pp->m = NULL;
+		st_rel(&mp->blocked, true);
+		xadd(&sched.nblocked, 1);
+		st_rel(&pp->status, (uint32_t)P_SYSCALL);
+	}
+	atomic_fetch_and_explicit(&gp->door, ~DOOR_RETAKE, memory_order_release);
+	if (!ok)
+		return false;
+	/* work waits (sched_retake_blocked looked): hand the P on, unless
+	 * the G came back for it first */
+	st = P_SYSCALL;
+	if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
+		xadd(&sched.nretake, 1);
+		trace_ev(NULL, TR_RETAKE, NULL, pp->id);
+		handoffp(pp);
+	}
+	return true;
+}
+
+
+void syscall_init(void)
+{
+	if (os_text_range((const void *)syscall_init, &text_lo, &text_hi) == 0)
+		can_retake_blocked = os_membarrier_init() == 0;
+}
