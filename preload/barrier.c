@@ -2,8 +2,8 @@
  * preload/barrier.c — barriers that park Gs; spinlocks that yield.
  *
  * glibc's 32-byte pthread_barrier_t layout is kept where it matters:
- * offset 12 is glibc's `shared` word, FUTEX_PRIVATE (128) for a private
- * barrier; anything else (a process-shared barrier) is glibc's. libgmp
+ * offset 12 is glibc's `shared` word (sync.h): 0 for a private barrier,
+ * 128 for a process-shared one, which is glibc's. libgmp
  * uses the words before it: threads arrived in this round, the round
  * number, the count. Everything happens under the bucket lock of the
  * barrier's address; the last thread to arrive starts the next round,
@@ -32,7 +32,7 @@ static inline struct gbarrier *gb(pthread_barrier_t *b)
 }
 static inline bool glibcs(pthread_barrier_t *b)
 {
-	return __atomic_load_n(&gb(b)->shared, __ATOMIC_RELAXED) != SYNC_FUTEX_PRIVATE;
+	return __atomic_load_n(&gb(b)->shared, __ATOMIC_RELAXED) == SYNC_FUTEX_SHARED;
 }
 
 GMP_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr,

@@ -3,10 +3,9 @@
  *
  * glibc's 32-byte sem_t layout on x86-64 is kept exactly: the value in
  * the first 32-bit word, the number of waiters in the second, and at
- * offset 8 glibc's `private` word, FUTEX_PRIVATE (128) for a semaphore
- * made by sem_init(pshared = 0). Anything else — process-shared, or a
- * named semaphore from sem_open — is glibc's, which other processes may
- * use too.
+ * offset 8 glibc's `private` word (sync.h): 0 for a semaphore made by
+ * sem_init(pshared = 0), 128 for a process-shared one or a named one from
+ * sem_open, which is glibc's: other processes may use it too.
  *
  * As Go's semaphores: sem_post adds to the value, then wakes the first
  * waiter if the waiter count says there may be one; a waiter counts
@@ -40,7 +39,7 @@ static inline struct gsem *gs(sem_t *s)
 }
 static inline bool glibcs(sem_t *s)
 {
-	return __atomic_load_n(&gs(s)->private, __ATOMIC_RELAXED) != SYNC_FUTEX_PRIVATE;
+	return __atomic_load_n(&gs(s)->private, __ATOMIC_RELAXED) == SYNC_FUTEX_SHARED;
 }
 
 static bool take(struct gsem *g)

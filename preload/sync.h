@@ -19,8 +19,13 @@
 #include <stdint.h>
 #include <time.h>
 
-/* glibc's marker for a process-private futex object (sem_t, barrier) */
-#define SYNC_FUTEX_PRIVATE 128
+/* glibc's `private`/`shared` word of a sem_t or a barrier: 0 (glibc's
+ * FUTEX_PRIVATE) for a process-private object, 128 (FUTEX_SHARED) for a
+ * process-shared one (sem_init with pshared, sem_open, a barrier with
+ * PTHREAD_PROCESS_SHARED), whose futex other processes use: those stay
+ * glibc's. libgmp's own objects are private and carry 0. */
+#define SYNC_FUTEX_PRIVATE 0
+#define SYNC_FUTEX_SHARED 128
 
 /* The caller's id as the owner of libgmp's mutexes and rwlocks: a G's
  * fake tid, or the kernel tid of a thread that is not a G. Inline: every

@@ -260,6 +260,16 @@ static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline,
 	}
 	int e = errno;
 	free(ws);
+	if (ret < 0) {
+		/* Linux leaves the sets as they were on an error (EINTR): a
+		 * caller may retry with them (CPython's select does) */
+		if (r)
+			*r = a.r0;
+		if (w)
+			*w = a.w0;
+		if (x)
+			*x = a.x0;
+	}
 	errno = e;
 	return ret;
 }

@@ -63,6 +63,13 @@ Test(boundary, inline_waits_never_see_eintr, .timeout = TEST_TIMEOUT)
 	same_as_nptl("noeintr");
 }
 
+/* 2 threads blocked in inline reads for 1 s, 8 spinning: every spinner
+ * runs meanwhile, with the default processors and with one. */
+Test(boundary, threads_blocked_unseen_leave_the_processors, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("unseen");
+}
+
 /* liburing: io_uring_wait_cqe (io_uring_enter, never restarted) for a
  * recv, a read and an accept that other threads satisfy 200 ms later,
  * and a wait with a timeout, beside spinning threads: no -EINTR. */
@@ -81,6 +88,21 @@ Test(boundary, io_uring_wait_is_not_interrupted, .timeout = TEST_TIMEOUT)
 Test(boundary, io_uring_wait_with_timeout_is_not_interrupted, .timeout = TEST_TIMEOUT)
 {
 	uring("timeout");
+}
+
+/* select interrupted by a signal leaves the sets as Linux does, and a
+ * retry with them works (CPython's asyncio select loop does this). */
+Test(boundary, select_interrupted_keeps_its_sets, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("select");
+}
+
+/* A process-shared semaphore, a named one and a process-shared barrier
+ * that a forked child posts or reaches: another process's futex, which
+ * only glibc's wait sees (multiprocessing's locks are such semaphores). */
+Test(boundary, process_shared_semaphores_and_barriers_wake, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("psem");
 }
 
 /* F_GETFL and /proc/self/fdinfo agree for every kind of descriptor

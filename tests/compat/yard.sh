@@ -46,6 +46,7 @@ PY=/usr/bin/python3
 CASES="
 python_threads|180|same|python3,python3.11|CPython: 1,000 threads with Lock, Condition, Queue, local, ThreadPoolExecutor
 python_stdlib|900|subset|python3,python3.11|CPython's test_threading, test_thread, test_threading_local, test_queue
+python_async|900|subset|python3,python3.11|CPython's test_asyncio and test_concurrent_futures (subprocesses, process pools)
 pigz|180|same|pigz|pigz -p 32: compress and decompress 100 MB
 pbzip2|240|same|pbzip2|pbzip2 -p32: compress and decompress 100 MB
 sysbench_threads|300|same|sysbench|sysbench threads --threads=256
@@ -153,13 +154,26 @@ case_python_threads() {
 	$PRE $PY "$here/py_threads.py"
 }
 
-case_python_stdlib() {
-	# one line per test that passed; the summary as a figure
-	$PRE $PY -m test -v test_threading test_thread test_threading_local test_queue \
-		>"$OUTDIR/stdlib.log" 2>&1
-	grep -E '^test.* \.\.\. ok$' "$OUTDIR/stdlib.log" | sed 's/ \.\.\. ok$//' | sort
-	echo "figure: $(grep -cE ' \.\.\. ok$' "$OUTDIR/stdlib.log") passed, $(grep -cE ' \.\.\. (FAIL|ERROR)$' "$OUTDIR/stdlib.log") failed"
+# py_suite LOG TEST...: CPython's regression tests TEST... in verbose mode,
+# their output in $OUTDIR/LOG; one line per test that passed, the summary
+# as a figure
+py_suite() {
+	local log=$OUTDIR/$1
+	shift
+	$PRE $PY -m test -v "$@" >"$log" 2>&1
+	grep -E '^test.* \.\.\. ok$' "$log" | sed 's/ \.\.\. ok$//' | sort
+	echo "figure: $(grep -cE ' \.\.\. ok$' "$log") passed, $(grep -cE ' \.\.\. (FAIL|ERROR)$' "$log") failed"
 	return 0
+}
+
+case_python_stdlib() {
+	py_suite stdlib.log test_threading test_thread test_threading_local test_queue
+}
+
+# asyncio's subprocess transports and multiprocessing's process pools: forked
+# children sharing pipes and sockets with the parent
+case_python_async() {
+	py_suite async.log test_asyncio test_concurrent_futures
 }
 
 warm_pigz() {
@@ -282,7 +296,7 @@ case_cxx_threads() {
 	$PRE "$bin/cxx_threads"
 }
 
-export -f secs roundtrip gen_data free_port wait_port sysbench_summary
+export -f secs roundtrip gen_data free_port wait_port sysbench_summary py_suite
 for f in $(echo "$CASES" | sed '/^$/d' | cut -d'|' -f1); do
 	export -f "case_$f"
 done

@@ -29,6 +29,15 @@
  *                        made with an inline `syscall` instruction, 3 times,
  *                        while 3 threads spin: none returns EINTR (the
  *                        kernel restarts none of them after a handler)
+ *   boundary unseen      2 threads block 1 s in inline-`syscall` reads while
+ *                        8 threads spin: every spinner progresses (stderr:
+ *                        in how many 100 ms windows all of them did)
+ *   boundary select      select on an empty pipe, interrupted by SIGALRM
+ *                        (no SA_RESTART): EINTR with the set unchanged, then
+ *                        the same set sees a byte written 100 ms later
+ *   boundary psem        a forked child posts a process-shared semaphore and
+ *                        a named one, and meets the parent at a
+ *                        process-shared barrier, each 100 ms late
  *
  * Prints what it saw and "PASS <what>" and exits 0, or says what went
  * wrong and exits 1.
@@ -44,7 +53,11 @@
 #include <poll.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
+#include <semaphore.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/time.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
@@ -429,6 +442,158 @@ static int do_noeintr(void)
 	return 0;
 }
 
+/* ---- unseen ------------------------------------------------------------------ */
+
+#define NUNSEEN_SPIN 8
+#define NUNSEEN_WINDOWS 10
+
+static void *inline_reader(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char c;
+	long r = inline_syscall3(SYS_read, fd, (long)&c, 1);
+	return (void *)(intptr_t)(r == 1 ? 0 : 1);
+}
+
+/* 2 threads block in inline-`syscall` reads of their own pipes for 1 s
+ * while 8 threads spin: every spinner must make progress meanwhile (on
+ * a thread library with 2 processors, both are held by the blocked
+ * threads until something takes them back). Prints how many of the ten
+ * 100 ms windows saw every spinner progress, as a figure (stderr). */
+static int do_unseen(void)
+{
+	static atomic_long spins[NUNSEEN_SPIN];
+	int p[2][2];
+	pthread_t rd[2], s[NUNSEEN_SPIN];
+	for (int i = 0; i < 2; i++) {
+		CHECK(pipe(p[i]) == 0, "pipe");
+		pthread_create(&rd[i], NULL, inline_reader, (void *)(intptr_t)p[i][0]);
+	}
+	sleep_ms(20);
+	for (int i = 0; i < NUNSEEN_SPIN; i++)
+		pthread_create(&s[i], NULL, spin, &spins[i]);
+	long first[NUNSEEN_SPIN], last[NUNSEEN_SPIN];
+	for (int i = 0; i < NUNSEEN_SPIN; i++)
+		first[i] = last[i] = atomic_load(&spins[i]);
+	int full = 0;
+	for (int w = 0; w < NUNSEEN_WINDOWS; w++) {
+		sleep_ms(100);
+		int all = 1;
+		for (int i = 0; i < NUNSEEN_SPIN; i++) {
+			long v = atomic_load(&spins[i]);
+			all &= v != last[i];
+			last[i] = v;
+		}
+		full += all;
+	}
+	for (int i = 0; i < 2; i++)
+		CHECK(write(p[i][1], "x", 1) == 1, "write");
+	for (int i = 0; i < 2; i++) {
+		void *r;
+		pthread_join(rd[i], &r);
+		CHECK(r == NULL, "inline read");
+	}
+	atomic_store(&spinning, 0);
+	for (int i = 0; i < NUNSEEN_SPIN; i++)
+		pthread_join(s[i], NULL);
+	for (int i = 0; i < NUNSEEN_SPIN; i++)
+		CHECK(last[i] != first[i], "spinner %d never ran while 2 threads were blocked", i);
+	printf("%d spinners all ran while 2 threads were blocked in inline reads\n", NUNSEEN_SPIN);
+	fprintf(stderr, "figure: every spinner progressed in %d of %d windows of 100 ms\n", full,
+		NUNSEEN_WINDOWS);
+	return 0;
+}
+
+/* ---- select ------------------------------------------------------------------ */
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* select on an empty pipe is interrupted by a SIGALRM whose handler has
+ * no SA_RESTART: -1 with EINTR, and the set left as it was, as Linux
+ * leaves it (CPython's select retries with the same sets). The retry,
+ * with that set, then sees the byte a thread writes 100 ms later. */
+static int do_select(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
+	int p[2];
+	CHECK(pipe(p) == 0, "pipe");
+	fd_set r;
+	FD_ZERO(&r);
+	FD_SET(p[0], &r);
+	struct itimerval it = {{0, 0}, {0, 100000}};
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
+	int n = select(p[0] + 1, &r, NULL, NULL, NULL);
+	int e = errno;
+	printf("select interrupted: %d (%s), %d alarm, pipe still in the set: %s\n", n,
+	       n < 0 ? strerror(e) : "-", (int)alarms, FD_ISSET(p[0], &r) ? "yes" : "no");
+	CHECK(n == -1 && e == EINTR && FD_ISSET(p[0], &r), "select after a signal");
+	struct late l = {p[1], 100, 1, 0};
+	pthread_t t;
+	pthread_create(&t, NULL, late_writer, &l);
+	n = select(p[0] + 1, &r, NULL, NULL, NULL);
+	pthread_join(t, NULL);
+	printf("select again with the same set: %d, pipe ready: %s\n", n,
+	       FD_ISSET(p[0], &r) ? "yes" : "no");
+	CHECK(n == 1 && FD_ISSET(p[0], &r), "select after the write");
+	return 0;
+}
+
+/* ---- psem ---------------------------------------------------------------------- */
+
+/* Shared between this process and a forked child: a semaphore made with
+ * sem_init(pshared = 1), a named one from sem_open, and a process-shared
+ * barrier. Each time the child comes 100 ms late: the parent's wait must
+ * end by the child's post (or arrival), which no thread of its own makes. */
+static int do_psem(void)
+{
+	struct shared {
+		sem_t sem;
+		pthread_barrier_t bar;
+	} *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(sh != MAP_FAILED, "mmap");
+	CHECK(sem_init(&sh->sem, 1, 0) == 0, "sem_init");
+	char name[64];
+	snprintf(name, sizeof name, "/gmp-boundary-%d", (int)getpid());
+	sem_t *named = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+	CHECK(named != SEM_FAILED, "sem_open: %s", strerror(errno));
+	sem_unlink(name);
+	pthread_barrierattr_t ba;
+	pthread_barrierattr_init(&ba);
+	pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
+	CHECK(pthread_barrier_init(&sh->bar, &ba, 2) == 0, "barrier");
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		sleep_ms(100);
+		sem_post(&sh->sem);
+		sleep_ms(100);
+		sem_post(named);
+		sleep_ms(100);
+		pthread_barrier_wait(&sh->bar);
+		_exit(0);
+	}
+	CHECK(sem_wait(&sh->sem) == 0, "sem_wait: %s", strerror(errno));
+	printf("a process-shared semaphore: posted by the child\n");
+	CHECK(sem_wait(named) == 0, "sem_wait: %s", strerror(errno));
+	printf("a named semaphore: posted by the child\n");
+	int r = pthread_barrier_wait(&sh->bar);
+	CHECK(r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD, "barrier: %d", r);
+	printf("a process-shared barrier: the child arrived\n");
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child");
+	return 0;
+}
+
 /* ---- flags ---------------------------------------------------------------------- */
 
 /* O_NONBLOCK as the kernel records it for fd. */
@@ -542,8 +707,14 @@ int main(int argc, char **argv)
 		r = do_flags();
 	else if (strcmp(what, "noeintr") == 0)
 		r = do_noeintr();
+	else if (strcmp(what, "unseen") == 0)
+		r = do_unseen();
+	else if (strcmp(what, "select") == 0)
+		r = do_select();
+	else if (strcmp(what, "psem") == 0)
+		r = do_psem();
 	else {
-		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr\n");
+		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr|unseen|select|psem\n");
 		return 2;
 	}
 	if (r == 0)
