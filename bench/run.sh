@@ -580,7 +580,7 @@ if [ -n "$before" ]; then
 	mv "$tmp/report2" "$tmp/report"
 fi
 
-sed -n '/^| workload/,/^$/p' "$tmp/report"
+sed -n '/^| workload/,/^$/{p;/^$/q}' "$tmp/report"
 [ -n "$before" ] && sed -n '/^## Before the change/,/^## Raw/p' "$tmp/report" | sed '$d'
 sed -n '/^## Targets/,/^## Raw/p' "$tmp/report" | sed '$d'
 cp "$tmp/report" "$out"
