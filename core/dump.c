@@ -173,8 +173,10 @@ bool dump_all_asleep(int64_t *switches)
 		uint32_t st = g_status(gp);
 		if (st == G_IDLE || st == G_DEAD)
 			continue;
-		/* a signal may end a signal wait; a system call may return */
-		if (st != G_WAITING || gp->waitreason == WAIT_SIGNAL)
+		/* a signal may end a signal wait, or a poll or select with
+		 * nothing to watch (the rest of them wait on descriptors:
+		 * netpoll_any_waiters); a system call may return */
+		if (st != G_WAITING || gp->waitreason == WAIT_SIGNAL || gp->waitreason == WAIT_POLL)
 			return false;
 		live++;
 	}

@@ -322,6 +322,7 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	} else {
 		r = real_sigaction(sig, act, &kold);
 	}
+	bool handler = r == 0 && act && is_handler(act);
 	if (r == 0) {
 		bool ours = (kold.sa_flags & SA_SIGINFO) && kold.sa_sigaction == trampoline;
 		if (oact)
@@ -332,6 +333,12 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		}
 	}
 	rt_unlock(&act_lock);
+	/* a signal taken by an idle OS thread is routed by sysmon: a
+	 * program that never made a thread has none yet, and its only
+	 * thread may wait where only a signal ends the wait (pause-like
+	 * poll or select with nothing to watch) */
+	if (handler)
+		sched_start();
 	return r;
 }
 

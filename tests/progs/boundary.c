@@ -32,7 +32,9 @@
  *   boundary unseen      2 threads block 1 s in inline-`syscall` reads while
  *                        8 threads spin: every spinner progresses (stderr:
  *                        in how many 100 ms windows all of them did)
- *   boundary select      select on an empty pipe, interrupted by SIGALRM
+ *   boundary select      poll and select on nothing, with no timeout, in a
+ *                        process of one thread, each ended by SIGALRM; then
+ *                        select on an empty pipe, interrupted by SIGALRM
  *                        (no SA_RESTART): EINTR with the set unchanged, then
  *                        the same set sees a byte written 100 ms later
  *   boundary psem        a forked child posts a process-shared semaphore and
@@ -524,12 +526,24 @@ static int do_select(void)
 	sa.sa_handler = on_alarm;
 	sigemptyset(&sa.sa_mask);
 	CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
+	/* nothing to watch, no timeout: only the signal ends them (the
+	 * process has no other thread yet) */
+	struct itimerval it = {{0, 0}, {0, 100000}};
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
+	int n0 = poll(NULL, 0, -1);
+	int e0 = errno;
+	printf("poll on nothing interrupted: %d (%s)\n", n0, n0 < 0 ? strerror(e0) : "-");
+	CHECK(n0 == -1 && e0 == EINTR, "poll on nothing");
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
+	n0 = select(0, NULL, NULL, NULL, NULL);
+	e0 = errno;
+	printf("select on nothing interrupted: %d (%s)\n", n0, n0 < 0 ? strerror(e0) : "-");
+	CHECK(n0 == -1 && e0 == EINTR, "select on nothing");
 	int p[2];
 	CHECK(pipe(p) == 0, "pipe");
 	fd_set r;
 	FD_ZERO(&r);
 	FD_SET(p[0], &r);
-	struct itimerval it = {{0, 0}, {0, 100000}};
 	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
 	int n = select(p[0] + 1, &r, NULL, NULL, NULL);
 	int e = errno;
