@@ -24,12 +24,16 @@ static struct wg pp_wg;
 /*
  * The publish-after-park protocol can race: a player may publish itself
  * after the other already flipped `turn` and looked for it. The other
- * player's next xchg finds it; the test must never hang.
+ * player's next xchg finds it; the test must never hang. The publisher
+ * stores, then loads, and the other side stores, then swaps: a full
+ * fence between the store and the load (a Dekker pair: x86 may let a load
+ * pass an earlier store) makes one of them see the other.
  */
 static bool publish_checked(struct m *mp, struct g *gp, void *arg)
 {
 	int me = (int)(intptr_t)arg;
 	st_rel(&parked[me], gp);
+	fence_seq();
 	if (ld_acq(&turn) == me) {
 		struct g *expect = gp;
 		/* our turn came while we were parking: cancel unless the other

@@ -84,6 +84,7 @@ static inline bool wg_unlock(struct m *mp, struct g *gp, void *arg)
 {
 	struct wg *w = arg;
 	st_rel(&w->waiter, gp);
+	fence_seq();	/* the store before the load: wg_done swaps after its decrement */
 	if (ld_acq(&w->left) == 0) {
 		/* done already: take the waiter back unless a done() did */
 		struct g *expect = gp;
