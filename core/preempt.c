@@ -124,8 +124,10 @@ void sched_sig_request(void *uc)
 }
 
 /* Does mp's thread compute, rather than wait in the kernel? Its CPU clock
- * must have run at least half the time since sysmon's last look, which
- * must be recent; otherwise this look is the first (sysmon looks again
+ * must have run at least an eighth of the time since sysmon's last look
+ * (a thread blocked in a system call runs next to nothing; one that
+ * computes on a host short of CPUs may get a small share), which must be
+ * recent; otherwise this look is the first (sysmon looks again
  * within a millisecond while threads wait). A request only ever goes to a
  * thread found computing: it interrupts computation, not a system call
  * (a blocked M loses its P without a signal: sched_retake_blocked). */
@@ -139,7 +141,7 @@ static bool m_computing(struct m *mp, int tid, int64_t now)
 	mp->ask_cpu_when = now;
 	if (when == 0 || now - when > 20 * PREEMPT_RETRY_NS || now <= when)
 		return false;
-	return (cpu - last) * 2 > now - when;
+	return (cpu - last) * 8 > now - when;
 }
 
 static bool ask(struct m *mp, int64_t now, int64_t *sent)

@@ -97,6 +97,13 @@ Test(boundary, select_interrupted_keeps_its_sets, .timeout = TEST_TIMEOUT)
 	same_as_nptl("select");
 }
 
+/* poll and select on nothing in a process of one thread, ended by a
+ * signal: the OS thread that takes it is idle, and sysmon routes it. */
+Test(boundary, a_signal_ends_a_wait_on_nothing, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("signalonly");
+}
+
 /* A process-shared semaphore, a named one and a process-shared barrier
  * that a forked child posts or reaches: another process's futex, which
  * only glibc's wait sees (multiprocessing's locks are such semaphores). */

@@ -32,9 +32,9 @@
  *   boundary unseen      2 threads block 1 s in inline-`syscall` reads while
  *                        8 threads spin: every spinner progresses (stderr:
  *                        in how many 100 ms windows all of them did)
- *   boundary select      poll and select on nothing, with no timeout, in a
- *                        process of one thread, each ended by SIGALRM; then
- *                        select on an empty pipe, interrupted by SIGALRM
+ *   boundary signalonly  poll and select on nothing, with no timeout, in a
+ *                        process of one thread, each ended by SIGALRM
+ *   boundary select      select on an empty pipe, interrupted by SIGALRM
  *                        (no SA_RESTART): EINTR with the set unchanged, then
  *                        the same set sees a byte written 100 ms later
  *   boundary psem        a forked child posts a process-shared semaphore and
@@ -526,19 +526,7 @@ static int do_select(void)
 	sa.sa_handler = on_alarm;
 	sigemptyset(&sa.sa_mask);
 	CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
-	/* nothing to watch, no timeout: only the signal ends them (the
-	 * process has no other thread yet) */
 	struct itimerval it = {{0, 0}, {0, 100000}};
-	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
-	int n0 = poll(NULL, 0, -1);
-	int e0 = errno;
-	printf("poll on nothing interrupted: %d (%s)\n", n0, n0 < 0 ? strerror(e0) : "-");
-	CHECK(n0 == -1 && e0 == EINTR, "poll on nothing");
-	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
-	n0 = select(0, NULL, NULL, NULL, NULL);
-	e0 = errno;
-	printf("select on nothing interrupted: %d (%s)\n", n0, n0 < 0 ? strerror(e0) : "-");
-	CHECK(n0 == -1 && e0 == EINTR, "select on nothing");
 	int p[2];
 	CHECK(pipe(p) == 0, "pipe");
 	fd_set r;
@@ -558,6 +546,28 @@ static int do_select(void)
 	printf("select again with the same set: %d, pipe ready: %s\n", n,
 	       FD_ISSET(p[0], &r) ? "yes" : "no");
 	CHECK(n == 1 && FD_ISSET(p[0], &r), "select after the write");
+	return 0;
+}
+
+/* poll and select on nothing, with no timeout, in a process of one
+ * thread: only the SIGALRM ends them. */
+static int do_signalonly(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
+	struct itimerval it = {{0, 0}, {0, 100000}};
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
+	int n = poll(NULL, 0, -1);
+	int e = errno;
+	printf("poll on nothing interrupted: %d (%s)\n", n, n < 0 ? strerror(e) : "-");
+	CHECK(n == -1 && e == EINTR, "poll on nothing");
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
+	n = select(0, NULL, NULL, NULL, NULL);
+	e = errno;
+	printf("select on nothing interrupted: %d (%s)\n", n, n < 0 ? strerror(e) : "-");
+	CHECK(n == -1 && e == EINTR, "select on nothing");
 	return 0;
 }
 
@@ -727,8 +737,10 @@ int main(int argc, char **argv)
 		r = do_select();
 	else if (strcmp(what, "psem") == 0)
 		r = do_psem();
+	else if (strcmp(what, "signalonly") == 0)
+		r = do_signalonly();
 	else {
-		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr|unseen|select|psem\n");
+		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr|unseen|select|psem|signalonly\n");
 		return 2;
 	}
 	if (r == 0)
