@@ -109,6 +109,19 @@ void g_syscall_exit(void)
 	gmp_ctx_mcall(&gp->ctx, mp->g0_top, exitsyscall0, gp);
 }
 
+/* Take pp, left in P_SYSCALL, from the M in the call and hand it on,
+ * unless the G came back for it first. */
+static bool retake_p(struct p *pp)
+{
+	uint32_t st = P_SYSCALL;
+	if (!cas(&pp->status, &st, (uint32_t)P_IDLE))
+		return false;
+	xadd(&sched.nretake, 1);
+	trace_ev(NULL, TR_RETAKE, NULL, pp->id);
+	handoffp(pp);
+	return true;
+}
+
 int sched_retake(int64_t now)
 {
 	int n = 0;
@@ -130,13 +143,8 @@ int sched_retake(int64_t now)
 		if (runq_empty(pp) && ld_rlx(&sched.runqsize) == 0 &&
 		    ld_rlx(&sched.nmspinning) + ld_rlx(&sched.npidle) > 0 && in < 10000000)
 			continue;
-		uint32_t st = P_SYSCALL;
-		if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
+		if (retake_p(pp))
 			n++;
-			xadd(&sched.nretake, 1);
-			trace_ev(NULL, TR_RETAKE, NULL, pp->id);
-			handoffp(pp);
-		}
 	}
 	return n;
 }
@@ -262,14 +270,8 @@ static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw)
 	atomic_fetch_and_explicit(&gp->door, ~DOOR_RETAKE, memory_order_release);
 	if (!ok)
 		return false;
-	/* work waits (sched_retake_blocked looked): hand the P on, unless
-	 * the G came back for it first */
-	st = P_SYSCALL;
-	if (cas(&pp->status, &st, (uint32_t)P_IDLE)) {
-		xadd(&sched.nretake, 1);
-		trace_ev(NULL, TR_RETAKE, NULL, pp->id);
-		handoffp(pp);
-	}
+	/* work waits (sched_retake_blocked looked) */
+	retake_p(pp);
 	return true;
 }
 
