@@ -619,6 +619,8 @@ static void park_m(void *arg)
 		mp->waitunlockf = NULL;
 		mp->waitlock = NULL;
 		if (!fn(mp, gp, lk)) {
+			if (unlikely(ld_acq(&gp->wakeup) & 1))
+				rt_throw("g_park: a park cancelled with its wake-up armed");
 			g_casstatus(gp, G_RUNNING, G_RUNNABLE);
 			execute(mp, gp, true);
 		}

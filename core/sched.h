@@ -280,7 +280,9 @@ void sched_inject(struct g *list, int n, struct p *pp);
  * Park the calling G. On g0, after its context is saved and its status is
  * WAITING, unlockf(m, gp, arg) runs: it publishes the G to whoever will
  * wake it and drops the lock that kept wakers away. If it returns false
- * the park is cancelled and the G resumes at once. Returns when the G has
+ * the park is cancelled and the G resumes at once; it may do so only with
+ * the G's wake-up claimed by itself (g_claim), for a waker that claimed
+ * an armed G spins in g_ready until the G is WAITING. Returns when the G has
  * been readied and runs again (possibly on another M).
  */
 void g_park(bool (*unlockf)(struct m *mp, struct g *gp, void *arg), void *arg, uint8_t reason);

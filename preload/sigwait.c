@@ -169,14 +169,17 @@ GMP_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 struct sigpark {
 	uint64_t want;
 	int64_t deadline;
+	uint64_t seq;
 };
 
 /* On g0: a signal it waits for may have been posted before the G said
- * it waits (nobody routed it here): do not park then. */
+ * it waits (nobody routed it here): do not park then, once the G has
+ * claimed its own wake-up. A router that claimed it first will make the
+ * G runnable, so the G parks after all and waits for that. */
 static bool sigpark_unlock(struct m *mp, struct g *gp, void *arg)
 {
 	struct sigpark *a = arg;
-	if (sigq_pending_mask(gp) & (a->want | ~ld_rlx(&gp->sigmask)))
+	if ((sigq_pending_mask(gp) & (a->want | ~ld_rlx(&gp->sigmask))) && g_claim(gp, a->seq))
 		return false;
 	if (a->deadline)
 		timer_add(&gp->timer, mp->p);
@@ -187,8 +190,8 @@ static bool sigpark_unlock(struct m *mp, struct g *gp, void *arg)
  * to it, or the deadline (0: none) passes. */
 static void sig_park(struct g *gp, uint64_t want, int64_t deadline)
 {
-	struct sigpark a = {want, deadline};
 	uint64_t seq = g_arm(gp);
+	struct sigpark a = {want, deadline, seq};
 	if (deadline)
 		g_timer_prepare(gp, deadline, seq);
 	sigq_want(gp, want);

@@ -154,3 +154,14 @@ Test(live, every_kind_of_wakeup_runs_among_loopers, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("wakeups");
 }
+
+/* 2 threads take 2,000 signals each in sigwait, each sent by its own
+ * sender as soon as the last was taken, so that it often arrives while
+ * the waiter is between queueing itself and parking; loopers keep every
+ * processor busy. A signal found pending at the park must not leave the
+ * waiter claimable by the router that delivers it (that made the router
+ * wait for ever on a thread that was never going to park: an abort). */
+Test(live, sigwait_takes_signals_arriving_as_it_parks, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sigwaits");
+}

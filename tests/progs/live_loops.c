@@ -25,6 +25,12 @@
  *                       the process meanwhile (some the worker had not
  *                       handled when it ended) reach main's handlers
  *
+ *   live_loops sigwaits 2 threads each take 2,000 signals in sigwait,
+ *                       each sent by its own sender with pthread_kill as
+ *                       soon as the last was taken (so it often arrives
+ *                       while its waiter is on its way back into
+ *                       sigwait), while 2 threads loop on
+ *                       pthread_mutex_trylock
  *   live_loops wakeups  4 threads loop on pthread_mutex_trylock while 4
  *                       others are each woken 100 times, one by its own
  *                       1 ms sleeps, one by a pipe a helper writes to, one
@@ -387,6 +393,76 @@ static int wakeups(void)
 	return 0;
 }
 
+/* ---- a storm of signals on threads in sigwait ------------------------------------- */
+
+#define SIGWAITS 2000
+
+static sigset_t both;
+static atomic_long taken[2];
+static atomic_int feeding = 1;
+static pthread_t waiter_th[2];
+
+static void *sig_taker(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+	for (long i = 0; i < SIGWAITS; i++) {
+		int sig;
+		CHECK(sigwait(&both, &sig) == 0, "sigwait");
+		CHECK(sig == (k ? SIGUSR2 : SIGUSR1), "waiter %d took signal %d", k, sig);
+		atomic_fetch_add(&taken[k], 1);
+	}
+	return NULL;
+}
+
+static void *sig_sender(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+	for (long i = 0; i < SIGWAITS && atomic_load(&feeding); i++) {
+		CHECK(pthread_kill(waiter_th[k], k ? SIGUSR2 : SIGUSR1) == 0, "pthread_kill");
+		/* the next one as soon as this one is taken: it comes while
+		 * the waiter is on its way back into sigwait */
+		while (atomic_load(&taken[k]) <= i && atomic_load(&feeding))
+			sched_yield();
+	}
+	return NULL;
+}
+
+static int sigwaits(void)
+{
+	sigemptyset(&both);
+	sigaddset(&both, SIGUSR1);
+	sigaddset(&both, SIGUSR2);
+	CHECK(pthread_sigmask(SIG_BLOCK, &both, NULL) == 0, "pthread_sigmask");
+	pthread_t loopers[2], senders[2];
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_create(&loopers[k], NULL, worker, NULL) == 0, "pthread_create");
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_create(&waiter_th[k], NULL, sig_taker, (void *)(intptr_t)k) == 0,
+		      "pthread_create");
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_create(&senders[k], NULL, sig_sender, (void *)(intptr_t)k) == 0,
+		      "pthread_create");
+	double end = now_sec() + 20;
+	for (int k = 0; k < 2; k++) {
+		while (atomic_load(&taken[k]) < SIGWAITS && now_sec() < end)
+			sleep_ms(1);
+		CHECK(atomic_load(&taken[k]) == SIGWAITS, "waiter %d took %ld signals of %d in 20 s",
+		      k, atomic_load(&taken[k]), SIGWAITS);
+	}
+	atomic_store(&feeding, 0);
+	for (int k = 0; k < 2; k++) {
+		CHECK(pthread_join(senders[k], NULL) == 0, "pthread_join");
+		CHECK(pthread_join(waiter_th[k], NULL) == 0, "pthread_join");
+	}
+	atomic_store(&worker_run, 0);
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_join(loopers[k], NULL) == 0, "pthread_join");
+	printf("2 threads took %d signals each in sigwait, each sent once the last was taken\n",
+	       SIGWAITS);
+	printf("PASS sigwaits\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -406,7 +482,9 @@ int main(int argc, char **argv)
 		return storm(what, true, false, true);
 	if (strcmp(what, "wakeups") == 0)
 		return wakeups();
+	if (strcmp(what, "sigwaits") == 0)
+		return sigwaits();
 	fprintf(stderr, "usage: live_loops read|pread|getpid|yield|trylock|sem|clock|"
-			"storm|stormblock|tkill|stormexit|wakeups\n");
+			"storm|stormblock|tkill|stormexit|sigwaits|wakeups\n");
 	return 2;
 }
