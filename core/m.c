@@ -199,6 +199,11 @@ bool sched_in_vfork_child(void)
 	return (int)arch_syscall0(SYS_getpid) != sched_pid;
 }
 
+int sched_getpid(void)
+{
+	return sched_pid;
+}
+
 void sched_after_fork(struct g *gp)
 {
 	sched_pid = (int)arch_syscall0(SYS_getpid);

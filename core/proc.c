@@ -170,6 +170,21 @@ void proc_reap(struct g *gp)
 	gfput_any(gp);
 }
 
+struct g *proc_by_tid(int tid)
+{
+	struct g *gp = NULL;
+	if (tid > 0 && tid == sched_getpid())
+		gp = sched.maing;
+	else if (tid >= (int)GMP_TID_BASE && (uint32_t)tid - GMP_TID_BASE < g_count())
+		gp = g_by_index((uint32_t)tid - GMP_TID_BASE);
+	if (!gp)
+		return NULL;
+	uint32_t st = g_status(gp);
+	if (st == G_IDLE || st == G_DEAD || !gp->tcb || tls_tid(gp->tcb) != tid)
+		return NULL;
+	return gp;
+}
+
 bool proc_exiting(struct g *gp)
 {
 	uint64_t mask = ld_rlx(&gp->sigmask);

@@ -34,6 +34,18 @@ void proc_discard(struct g *gp, uint32_t from);
 /* A dead G nobody needs any more (joined, or detached at exit). */
 void proc_reap(struct g *gp);
 
+/*
+ * Thread ids. A G's id is the one glibc keeps in its TCB (gettid() reads
+ * it there): the main thread's is the process id, as under NPTL; any
+ * other G's is GMP_TID_BASE + its index (core/g.h), above the largest
+ * id Linux hands out (PID_MAX_LIMIT), so that no OS thread or process
+ * can ever have it, and constant for the G's life; a G given an OS
+ * thread of its own for a priority-protect mutex takes that thread's id.
+ * proc_by_tid: the live G whose id is tid, or NULL (an OS thread's id:
+ * the kernel's to answer). TLS-free.
+ */
+struct g *proc_by_tid(int tid);
+
 /* The thread of gp has ended (g0, holding pp): its stack and TLS go to
  * pp's cache for the next thread, at once — the G itself may wait for a
  * join much longer. TLS-free. */

@@ -83,6 +83,8 @@
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *), NULL) \
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *), NULL) \
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *), NULL) \
+	X(pid_t, gettid, (void), "GLIBC_2.30") \
+	X(int, tgkill, (pid_t, pid_t, int), "GLIBC_2.30") \
 	X(int, clock_getres, (clockid_t, struct timespec *), NULL) \
 	X(int, pthread_mutex_init, (pthread_mutex_t *, const pthread_mutexattr_t *), "GLIBC_2.2.5") \
 	X(int, pthread_mutex_destroy, (pthread_mutex_t *), "GLIBC_2.2.5") \

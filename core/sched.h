@@ -460,6 +460,9 @@ void sysmon_kick(void);
  * running on its parent's memory, where libgmp's state must be left as
  * it is? One system call. */
 bool sched_in_vfork_child(void);
+/* The process's id, as the runtime last learnt it (at start-up or in a
+ * fork's child): no system call. Async-signal-safe. */
+int sched_getpid(void);
 /* Is the calling thread the service thread (sysmon)? Async-signal-safe. */
 bool sysmon_is_current(void);
 

@@ -7,6 +7,7 @@
 #include "preload/runtime.h"
 #include "core/sched.h"
 #include "core/sigq.h"
+#include "core/proc.h"
 #include "core/tls.h"
 
 #include <errno.h>
@@ -171,20 +172,18 @@ GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 	return get_affinity(gp, size, set);
 }
 
-/* sched_setaffinity/getaffinity of the calling thread (pid 0, or the tid
- * of the OS thread it happens to run on) mean the G, not that OS thread. */
-static struct g *self_target(pid_t pid)
+/* The thread a call that takes a thread id means: the calling G for 0,
+ * the G whose id it is (core/proc.h), or NULL for the kernel to answer
+ * (an OS thread's id, a process's, or no thread's). */
+static struct g *tid_target(pid_t pid)
 {
-	struct g *gp = getg();
-	if (!gp || (pid != 0 && pid != (pid_t)arch_syscall0(SYS_gettid)))
-		return NULL;
-	return gp;
+	return pid == 0 ? getg() : proc_by_tid(pid);
 }
 
 GMP_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
 	GMP_ENTRY(sched_setaffinity, pid, size, set);
-	struct g *gp = self_target(pid);
+	struct g *gp = tid_target(pid);
 	if (!gp)
 		return real_sched_setaffinity(pid, size, set);
 	int err = pin(gp, size, set);
@@ -198,7 +197,7 @@ GMP_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 GMP_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
 	GMP_ENTRY(sched_getaffinity, pid, size, set);
-	struct g *gp = self_target(pid);
+	struct g *gp = tid_target(pid);
 	if (!gp)
 		return real_sched_getaffinity(pid, size, set);
 	int err = get_affinity(gp, size, set);
@@ -277,6 +276,38 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 	return 0;
 }
 
+/* --- thread ids ------------------------------------------------------------------------ */
+
+/*
+ * gettid() is the calling thread's id as glibc keeps it in the TCB: the
+ * G's (core/proc.h), or an OS thread's own for a thread that is not a G.
+ * syscall(SYS_gettid) comes here too (shim/futex.c); only an inline
+ * system call instruction still sees the OS thread.
+ */
+GMP_EXPORT pid_t gettid(void)
+{
+	GMP_ENTRY_LIGHT(gettid);
+	return tls_tid(arch_tp());
+}
+
+static int kill_g(struct g *gp, int sig, int code, const union sigval *val);
+
+/* tgkill to a G's id signals that G, wherever it runs; any other id is
+ * the kernel's. */
+GMP_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	GMP_ENTRY(tgkill, tgid, tid, sig);
+	struct g *gp = tgid == sched_getpid() ? proc_by_tid(tid) : NULL;
+	if (!gp)
+		return real_tgkill(tgid, tid, sig);
+	int err = kill_g(gp, sig, SI_TKILL, NULL);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 /* --- existence check ------------------------------------------------------------------ */
 
 /* si_code of pthread_kill from the calling G to gp. */
@@ -294,6 +325,12 @@ static int self_kill_code(struct g *gp, int sig)
  */
 int gmp_kill_g(struct g *gp, int sig, const union sigval *val)
 {
+	return kill_g(gp, sig, val ? SI_QUEUE : 0, val);
+}
+
+/* code 0: pthread_kill's */
+static int kill_g(struct g *gp, int sig, int code, const union sigval *val)
+{
 	if (sig < 0 || sig >= NSIG)
 		return EINVAL;
 	if (g_exited(gp))
@@ -302,7 +339,7 @@ int gmp_kill_g(struct g *gp, int sig, const union sigval *val)
 		return 0;
 	siginfo_t si = {0};
 	si.si_signo = sig;
-	si.si_code = val ? SI_QUEUE : self_kill_code(gp, sig);
+	si.si_code = code ? code : self_kill_code(gp, sig);
 	si.si_pid = getpid();
 	si.si_uid = getuid();
 	if (val)

@@ -14,7 +14,10 @@
  * operations libgmp does not implement (priority inheritance, WAKE_OP,
  * WAIT_MULTIPLE ...) go to glibc unchanged; so does every other system
  * call, except read, write and close of descriptors libgmp polls (see
- * shim/fdtab.h), which behave as the functions of those names.
+ * shim/fdtab.h), which behave as the functions of those names, and the
+ * calls that give or take a thread id (gettid, set_tid_address, tgkill,
+ * tkill, sched_setaffinity, sched_getaffinity), which mean a G's id as
+ * their wrappers do (preload/thread_np.c).
  *
  * Results follow the kernel: a waiter returns 0 when woken (or
  * spuriously), -1 with EAGAIN when the word did not hold the expected
@@ -25,12 +28,18 @@
 #include "core/sched.h"
 #include "core/waitq.h"
 #include "core/fdtab.h"
+#include "core/proc.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdarg.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #define SHARED_POLL_NS 2000000
 
@@ -137,6 +146,28 @@ static long futex_requeue(_Atomic uint32_t *addr, int op, int nwake, int nmove, 
 	return woken + moved;
 }
 
+/* The system call's answer, which is not its wrapper's: the number of
+ * bytes of the mask written (the kernel checks the size, and says how
+ * much it fills, for the caller's own OS thread as for any). */
+static long getaffinity_raw(pid_t pid, size_t size, cpu_set_t *set)
+{
+	long n = real_syscall(SYS_sched_getaffinity, 0, (long)size, (long)set, 0, 0, 0);
+	if (n < 0)
+		return n;
+	cpu_set_t *mask = malloc(size);
+	if (!mask) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (sched_getaffinity(pid, size, mask) != 0) {
+		free(mask);
+		return -1;
+	}
+	memcpy(set, mask, (size_t)n);
+	free(mask);
+	return n;
+}
+
 GMP_EXPORT long syscall(long nr, ...)
 {
 	va_list ap;
@@ -154,8 +185,26 @@ GMP_EXPORT long syscall(long nr, ...)
 			 * threads share, and which outlives it) */
 			gp->clear_tid = (int *)a1;
 			gp->clear_tid_set = true;
-			return arch_syscall0(SYS_gettid);
+			return gettid();
 		}
+	}
+	switch (nr) {
+	/* the calls that take or give a thread id mean the G's
+	 * (preload/thread_np.c); glibc's wrappers do what the kernel does */
+	case SYS_gettid:
+		return gettid();
+	case SYS_tgkill:
+		return tgkill((pid_t)a1, (pid_t)a2, (int)a3);
+	case SYS_tkill:
+		if (proc_by_tid((pid_t)a1))
+			return tgkill(sched_getpid(), (pid_t)a1, (int)a2);
+		break;
+	case SYS_sched_setaffinity:
+		return sched_setaffinity((pid_t)a1, (size_t)a2, (const cpu_set_t *)a3);
+	case SYS_sched_getaffinity:
+		if (a1 == 0 || proc_by_tid((pid_t)a1))
+			return getaffinity_raw((pid_t)a1, (size_t)a2, (cpu_set_t *)a3);
+		break;
 	}
 	if (nr != SYS_futex) {
 		/* the program's own system call, behind an entry door: a

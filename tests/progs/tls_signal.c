@@ -10,13 +10,12 @@
  *
  * Part 2, a signal from another thread (skipped with --raise-only, which
  * one processor needs): 4 threads in turn run 25 rounds each; a round
- * switches away, then publishes the thread's current OS thread id
- * (gettid) and spins without calling anything until its handler has run.
- * The main thread claims the published id (so the spinner keeps spinning,
- * and therefore keeps its OS thread) and sends SIGUSR1 to exactly that OS
- * thread with tgkill. The handler must have run on that OS thread, as the
- * spinning thread. A spinner whose id nobody claims for a while withdraws
- * it, switches away and publishes again.
+ * switches away, then publishes the thread's id (gettid) and spins
+ * without calling anything until its handler has run. The main thread
+ * claims the published id (so the spinner keeps spinning) and sends
+ * SIGUSR1 to exactly that thread with tgkill. The handler must have run
+ * as the spinning thread, with its id. A spinner whose id nobody claims
+ * for a while withdraws it, switches away and publishes again.
  */
 #include "tls_common.h"
 
@@ -33,13 +32,14 @@
 
 static __thread volatile sig_atomic_t tl_hits;
 static __thread pthread_t tl_hself;
-static __thread volatile int tl_htid;
+static __thread volatile int tl_htid, tl_hgid;
 
 static void on_usr1(int sig)
 {
 	tl_hits++;
 	tl_hself = pthread_self();
 	tl_htid = os_tid();
+	tl_hgid = gettid();
 	errno = MAGIC;
 }
 
@@ -63,7 +63,7 @@ static void *raiser(void *arg)
 	return NULL;
 }
 
-static _Atomic long published;	/* round << 32 | OS thread id, | CLAIMED */
+static _Atomic long published;	/* round << 32 | thread id, | CLAIMED */
 static _Atomic int rounds_done;
 static long withdrawn;
 
@@ -76,7 +76,7 @@ static void *spinner(void *arg)
 			tls_switch((unsigned)r + k);
 			int hits = (int)tl_hits;
 			errno = 0;
-			int tid = os_tid();
+			int tid = gettid();
 			long mine = (long)round << 32 | tid;
 			published = mine;
 			long spins = 0;
@@ -96,9 +96,9 @@ static void *spinner(void *arg)
 			CHECK(e == MAGIC, "spinner %ld: errno %d after the handler, want %d", id, e, MAGIC);
 			CHECK(pthread_equal(tl_hself, pthread_self()),
 			      "spinner %ld: pthread_self() in the handler is another thread", id);
-			CHECK(tl_htid == tid, "spinner %ld: handler on OS thread %d, signal sent to %d", id,
-			      tl_htid, tid);
-			CHECK(os_tid() == tid, "spinner %ld: changed OS thread while spinning", id);
+			CHECK(tl_hgid == tid, "spinner %ld: handler ran with id %d, signal sent to %d", id,
+			      tl_hgid, tid);
+			CHECK(gettid() == tid, "spinner %ld: its id changed while spinning", id);
 			published = 0;
 			rounds_done = round;
 			break;
@@ -117,7 +117,7 @@ static void send_rounds(long id)
 			    atomic_compare_exchange_strong(&published, &v, v | CLAIMED)) {
 				int tid = (int)(v & 0xffffffff);
 				CHECK(syscall(SYS_tgkill, getpid(), tid, SIGUSR1) == 0,
-				      "tgkill to OS thread %d: %s", tid, strerror(errno));
+				      "tgkill to thread %d: %s", tid, strerror(errno));
 				break;
 			}
 			sched_yield();
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 			CHECK(pthread_join(sp, NULL) == 0, "pthread_join");
 		}
 		fprintf(stderr, "spinner ids withdrawn unclaimed: %ld\n", withdrawn);
-		printf("signals: %d spinning threads x %d tgkill(SIGUSR1) to their OS thread: "
+		printf("signals: %d spinning threads x %d tgkill(SIGUSR1) to their id: "
 		       "handler ran as the spinning thread, its errno landed in the thread's errno\n",
 		       NSPIN, NSPINR);
 	}
