@@ -5,6 +5,8 @@
  * checked. The loop runs in a created thread, not in main, so that both
  * libraries are past any single-threaded shortcut and it is a thread like
  * any other. Reports nanoseconds per lock+unlock pair and pairs per second.
+ * Then the same thread calls gettid() N/100 times (a system call under
+ * NPTL), and the nanoseconds per call are reported too.
  *
  *   mutex_uncontended [N]
  */
@@ -13,7 +15,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long n;
 static long counter; /* under lock */
-static double secs;
+static double secs, tid_secs;
+static long tid_n, tid_sum;
 
 static void *locker(void *arg)
 {
@@ -25,6 +28,11 @@ static void *locker(void *arg)
 		must(pthread_mutex_unlock(&lock), "pthread_mutex_unlock");
 	}
 	secs = now_sec() - t0;
+	tid_n = n / 100 > 0 ? n / 100 : 1;
+	t0 = now_sec();
+	for (long i = 0; i < tid_n; i++)
+		tid_sum += gettid();
+	tid_secs = now_sec() - t0;
 	return NULL;
 }
 
@@ -42,8 +50,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mutex_uncontended: counter %ld, want %ld\n", counter, n);
 		return 1;
 	}
+	if (tid_sum / tid_n <= 0) {
+		fprintf(stderr, "mutex_uncontended: gettid() gave no id\n");
+		return 1;
+	}
 	printf("RESULT name=mutex_uncontended n=%ld seconds=%.6f ns_per_op=%.2f ops_per_sec=%.0f "
-	       "peak_os_threads=%ld rss_kib=%ld\n",
-	       n, secs, secs / (double)n * 1e9, (double)n / secs, peak, status_field("VmHWM"));
+	       "gettid_ns=%.2f peak_os_threads=%ld rss_kib=%ld\n",
+	       n, secs, secs / (double)n * 1e9, (double)n / secs, tid_secs / (double)tid_n * 1e9,
+	       peak, status_field("VmHWM"));
 	return 0;
 }

@@ -352,7 +352,10 @@ END {
 			"round_trips_per_sec", "%.1f", 1e3, "rate")
 	w = "mutex_uncontended"
 	if (order[w])
+	{
 		measure(w, w " (" size(w, "n") ")", "ns per lock+unlock", "ns_per_op", "%.2f", 1, "time")
+		measure(w, w " (" size(w, "n") ")", "ns per gettid()", "gettid_ns", "%.2f", 1, "time")
+	}
 	w = "mutex_contention"
 	if (order[w]) {
 		lbl = w " (" size(w, "ms") " ms per thread count)"
@@ -492,6 +495,10 @@ END {
 		printf "- uncontended lock+unlock no slower than 1.5x NPTL: %s\n",
 			q == "" ? "**not measured**" : sprintf("libgmp %.2f ns, NPTL %.2f ns: %.2fx NPTL'"'"'s time — %s",
 			median(w, "libgmp", "ns_per_op"), median(w, "nptl", "ns_per_op"), q, verdict(q <= 1.5))
+		gl = median(w, "libgmp", "gettid_ns"); gn = median(w, "nptl", "gettid_ns")
+		printf "- gettid() at most 5 ns more than glibc'"'"'s: %s\n",
+			gl == "" || gn == "" ? "**not measured**" : sprintf("libgmp %.2f ns, NPTL %.2f ns — %s",
+			gl, gn, verdict(gl - gn <= 5))
 	}
 	w = "prodcons"
 	if (order[w]) {

@@ -120,6 +120,9 @@ struct g {
 	/* The M running this G: set by sched_execute, cleared when the G
 	 * stops running. Read by the G itself to find its M. */
 	struct m *m;
+	/* The M it ran on last (stays set): where its /proc/.../task/<id>
+	 * files are read from while it does not run (core/proc.h). */
+	struct m *lastm;
 	/* Link on the global run queue or a free list; owned by the holder
 	 * of that list (its lock, or the owner P for p->gfree). */
 	struct g *schedlink;
@@ -199,6 +202,9 @@ struct g {
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
+	int nice;			/* setpriority's value for the thread */
+	int ioprio;			/* ioprio_set's, when ioprio_set */
+	bool ioprio_set;
 	cpu_set_t *affinity;		/* stored affinity, NULL = inherit */
 	size_t affinity_size;
 	char name[16];

@@ -185,6 +185,23 @@ struct g *proc_by_tid(int tid)
 	return gp;
 }
 
+int proc_os_thread(struct g *gp)
+{
+	if (gp->lockedm)
+		return __atomic_load_n(&gp->lockedm->tid, __ATOMIC_ACQUIRE);
+	if (gp == sched.maing && ld_rlx(&sched.ncreated) == 0)
+		return (int)arch_syscall0(SYS_gettid);
+	return 0;
+}
+
+int proc_task_of(struct g *gp)
+{
+	struct m *mp = __atomic_load_n(&gp->m, __ATOMIC_ACQUIRE);
+	if (!mp)
+		mp = __atomic_load_n(&gp->lastm, __ATOMIC_ACQUIRE);
+	return mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
+}
+
 bool proc_exiting(struct g *gp)
 {
 	uint64_t mask = ld_rlx(&gp->sigmask);

@@ -45,6 +45,14 @@ void proc_reap(struct g *gp);
  * the kernel's to answer). TLS-free.
  */
 struct g *proc_by_tid(int tid);
+/* The OS thread that carries gp's scheduling (policy, nice value, I/O
+ * priority) in the kernel: the one dedicated to gp, or the main
+ * thread's while it is the only thread (what it sets then, every OS
+ * thread started later inherits); else 0. */
+int proc_os_thread(struct g *gp);
+/* The kernel id of the OS thread gp runs on now, or ran on last (0 if
+ * it never ran): what /proc/self/task/<gp's id>/ stands for. */
+int proc_task_of(struct g *gp);
 
 /* The thread of gp has ended (g0, holding pp): its stack and TLS go to
  * pp's cache for the next thread, at once — the G itself may wait for a

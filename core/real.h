@@ -84,6 +84,15 @@
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *), NULL) \
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *), NULL) \
 	X(pid_t, gettid, (void), "GLIBC_2.30") \
+	X(FILE *, fopen, (const char *, const char *), NULL) \
+	X(int, timer_create, (clockid_t, struct sigevent *, timer_t *), "GLIBC_2.34") \
+	X(int, timer_delete, (timer_t), "GLIBC_2.34") \
+	X(int, sched_setscheduler, (pid_t, int, const struct sched_param *), NULL) \
+	X(int, sched_getscheduler, (pid_t), NULL) \
+	X(int, sched_setparam, (pid_t, const struct sched_param *), NULL) \
+	X(int, sched_getparam, (pid_t, struct sched_param *), NULL) \
+	X(int, setpriority, (__priority_which_t, id_t, int), NULL) \
+	X(int, getpriority, (__priority_which_t, id_t), NULL) \
 	X(int, tgkill, (pid_t, pid_t, int), "GLIBC_2.30") \
 	X(int, clock_getres, (clockid_t, struct timespec *), NULL) \
 	X(int, pthread_mutex_init, (pthread_mutex_t *, const pthread_mutexattr_t *), "GLIBC_2.2.5") \

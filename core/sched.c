@@ -596,6 +596,7 @@ void dropg(struct m *mp, struct g *gp)
 	if (unlikely(trace_on))
 		trace_record(mp, TR_RUN, gp, gp->run_start, now);
 	mp->curg = NULL;
+	gp->lastm = mp;
 	gp->m = NULL;
 }
 

@@ -465,6 +465,10 @@ bool sched_in_vfork_child(void);
 int sched_getpid(void);
 /* Is the calling thread the service thread (sysmon)? Async-signal-safe. */
 bool sysmon_is_current(void);
+/* The service thread's kernel id, starting it if needed (from a G), or 0
+ * if it cannot start. A thread of the process that never runs a G and
+ * takes the signals addressed to none (preload/timer.c). */
+int sysmon_thread_id(void);
 
 /* --- fork (core/m.c) -------------------------------------------------------------------- */
 

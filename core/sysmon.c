@@ -273,6 +273,16 @@ void sysmon_after_fork(void)
 	note_clear(&sysmon_note);
 }
 
+int sysmon_thread_id(void)
+{
+	if (sched_start() != 0)
+		return 0;
+	int t;
+	while (!(t = ld_acq(&sysmon_tid)))
+		arch_syscall0(SYS_sched_yield);
+	return t;
+}
+
 int sysmon_running(void)
 {
 	return ld_acq(&started);

@@ -19,6 +19,8 @@
 #include "core/sigq.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,6 +54,13 @@ static bool runtime_init(void)
 	mg->goid = xadd(&sched.goidgen, 1) + 1;
 	mg->stack.kind = STACK_MAIN;
 	prctl(PR_GET_NAME, mg->name, 0, 0, 0);
+	/* the main thread's scheduling as the kernel has it */
+	struct sched_param sp = {0};
+	long pol = arch_syscall1(SYS_sched_getscheduler, 0);
+	mg->schedpolicy = pol >= 0 ? (int)pol : SCHED_OTHER;
+	mg->schedprio = arch_syscall2(SYS_sched_getparam, 0, &sp) == 0 ? sp.sched_priority : 0;
+	long prio = arch_syscall2(SYS_getpriority, PRIO_PROCESS, 0);
+	mg->nice = prio > 0 ? 20 - (int)prio : 0;
 	uintptr_t m0_tp = tls_new_m_tcb(os_gettid());
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);

@@ -247,8 +247,12 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	}
 
 	if (!is_m) {
-		if (sysmon_is_current())
-			sigq_post(NULL, info);	/* taken for a G that waits */
+		if (sysmon_is_current()) {
+			/* a timer's for a G, or one taken for a G that waits */
+			struct g *tg;
+			if (gmp_timer_target(info, &tg) >= 0)
+				sigq_post(tg, info);
+		}
 		else
 			call_handler(sig, info, uc);	/* a thread glibc made */
 		return;

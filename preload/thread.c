@@ -131,6 +131,10 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 		gp->schedpolicy = me ? me->schedpolicy : SCHED_OTHER;
 		gp->schedprio = me ? me->schedprio : 0;
 	}
+	/* as a new OS thread: the creator's nice value and I/O priority */
+	gp->nice = me ? me->nice : 0;
+	gp->ioprio = me ? me->ioprio : 0;
+	gp->ioprio_set = me && me->ioprio_set;
 	free(gp->affinity);
 	gp->affinity = ca->cpuset;
 	gp->affinity_size = ca->cpusetsize;

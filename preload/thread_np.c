@@ -11,11 +11,13 @@
 #include "core/tls.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -210,12 +212,55 @@ GMP_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 
 /* --- scheduling parameters ----------------------------------------------------- */
 
-static int check_sched(int policy, int prio)
+/*
+ * A G's scheduling policy and priority, nice value and I/O priority are
+ * kept in the G: pthread_setschedparam and the calls that take a thread
+ * id (sched_setscheduler & co., setpriority and getpriority with
+ * PRIO_PROCESS, ioprio_set and ioprio_get), given 0 or a G's id, set and
+ * read them there, and check them as the kernel checks an OS thread's.
+ * They act in the kernel only where a G has an OS thread to itself (a
+ * pinned G, or one that locked a priority-protect mutex), and, for the
+ * main thread, while it is the only thread (a program that changes its
+ * priority first thing: the OS threads started later inherit it).
+ */
+
+static bool cap_sys_nice(void)
 {
-	int lo = sched_get_priority_min(policy);
-	int hi = sched_get_priority_max(policy);
+	struct { uint32_t version; int pid; } hdr = {0x20080522, 0};	/* _V3 */
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+	if (arch_syscall2(SYS_capget, &hdr, data) != 0)
+		return false;
+	return data[0].effective & (1u << 23);	/* CAP_SYS_NICE */
+}
+
+static long rlimit_cur(int res)
+{
+	struct rlimit rl;
+	if (getrlimit(res, &rl) != 0)
+		return 0;
+	return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
+}
+
+static int set_sched(struct g *gp, int policy, int prio)
+{
+	int pol = policy & ~SCHED_RESET_ON_FORK;
+	int lo = sched_get_priority_min(pol);
+	int hi = sched_get_priority_max(pol);
 	if (lo < 0 || hi < 0 || prio < lo || prio > hi)
 		return EINVAL;
+	/* real-time: privilege, or within RLIMIT_RTPRIO */
+	if ((pol == SCHED_FIFO || pol == SCHED_RR) && prio > gp->schedprio &&
+	    prio > rlimit_cur(RLIMIT_RTPRIO) && !cap_sys_nice())
+		return EPERM;
+	int tid = proc_os_thread(gp);
+	if (tid) {
+		struct sched_param sp = {.sched_priority = prio};
+		long r = arch_syscall3(SYS_sched_setscheduler, tid, policy, &sp);
+		if (r < 0)
+			return (int)-r;
+	}
+	gp->schedpolicy = policy;
+	gp->schedprio = prio;
 	return 0;
 }
 
@@ -226,12 +271,7 @@ GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sche
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setschedparam(th, policy, sp) : r;
-	int err = check_sched(policy & ~SCHED_RESET_ON_FORK, sp->sched_priority);
-	if (err)
-		return err;
-	gp->schedpolicy = policy;
-	gp->schedprio = sp->sched_priority;
-	return 0;
+	return set_sched(gp, policy, sp->sched_priority);
 }
 
 GMP_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
@@ -254,11 +294,98 @@ GMP_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setschedprio(th, prio) : r;
-	int err = check_sched(gp->schedpolicy & ~SCHED_RESET_ON_FORK, prio);
-	if (err)
-		return err;
-	gp->schedprio = prio;
+	return set_sched(gp, gp->schedpolicy, prio);
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+GMP_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
+{
+	GMP_ENTRY(sched_setscheduler, pid, policy, sp);
+	struct g *gp = tid_target(pid);
+	if (!gp)
+		return real_sched_setscheduler(pid, policy, sp);
+	if (!sp)
+		return fail(EINVAL);
+	int err = set_sched(gp, policy, sp->sched_priority);
+	return err ? fail(err) : 0;
+}
+
+GMP_EXPORT int sched_getscheduler(pid_t pid)
+{
+	GMP_ENTRY(sched_getscheduler, pid);
+	struct g *gp = tid_target(pid);
+	if (!gp)
+		return real_sched_getscheduler(pid);
+	return gp->schedpolicy;
+}
+
+GMP_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
+{
+	GMP_ENTRY(sched_setparam, pid, sp);
+	struct g *gp = tid_target(pid);
+	if (!gp)
+		return real_sched_setparam(pid, sp);
+	if (!sp)
+		return fail(EINVAL);
+	int err = set_sched(gp, gp->schedpolicy, sp->sched_priority);
+	return err ? fail(err) : 0;
+}
+
+GMP_EXPORT int sched_getparam(pid_t pid, struct sched_param *sp)
+{
+	GMP_ENTRY(sched_getparam, pid, sp);
+	struct g *gp = tid_target(pid);
+	if (!gp)
+		return real_sched_getparam(pid, sp);
+	if (!sp)
+		return fail(EINVAL);
+	memset(sp, 0, sizeof *sp);
+	sp->sched_priority = gp->schedprio;
 	return 0;
+}
+
+/* setpriority's rules for one thread: the value is clamped to -20..19;
+ * lowering it takes privilege or RLIMIT_NICE. */
+static int set_nice(struct g *gp, int nice)
+{
+	if (nice < -20)
+		nice = -20;
+	if (nice > 19)
+		nice = 19;
+	if (nice < gp->nice && 20 - nice > rlimit_cur(RLIMIT_NICE) && !cap_sys_nice())
+		return EACCES;
+	int tid = proc_os_thread(gp);
+	if (tid) {
+		long r = arch_syscall3(SYS_setpriority, PRIO_PROCESS, tid, nice);
+		if (r < 0)
+			return (int)-r;
+	}
+	gp->nice = nice;
+	return 0;
+}
+
+GMP_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
+{
+	GMP_ENTRY(setpriority, which, who, prio);
+	struct g *gp = which == PRIO_PROCESS ? tid_target((pid_t)who) : NULL;
+	if (!gp)
+		return real_setpriority(which, who, prio);
+	int err = set_nice(gp, prio);
+	return err ? fail(err) : 0;
+}
+
+GMP_EXPORT int getpriority(__priority_which_t which, id_t who)
+{
+	GMP_ENTRY(getpriority, which, who);
+	struct g *gp = which == PRIO_PROCESS ? tid_target((pid_t)who) : NULL;
+	if (!gp)
+		return real_getpriority(which, who);
+	return gp->nice;
 }
 
 /* --- CPU-time clock --------------------------------------------------------------- */

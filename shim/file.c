@@ -5,15 +5,23 @@
  * if it lasts); a cancellation point, as in glibc. The descriptor it
  * returns is an ordinary one: its number may still carry a stale polled
  * entry from a descriptor closed where libgmp could not see it, which is
- * dropped here.
+ * dropped here. The files of a thread under /proc are those of the OS
+ * thread it runs on (task_path).
  */
 #include "core/fdtab.h"
 #include "core/door.h"
 #include "core/sched.h"
+#include "core/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 /* mode is only read for O_CREAT and O_TMPFILE, as glibc does */
 static bool wants_mode(int flags)
@@ -40,10 +48,79 @@ static int opened(int fd)
 	m_; \
 })
 
+/*
+ * A thread's files under /proc: /proc/thread-self/... and
+ * /proc/self/task/<id>/... (or /proc/<pid>/task/<id>/...) for a G's id.
+ * The kernel knows OS threads only, so the path is made to name the OS
+ * thread the G runs on at the time of the open (the caller's own), or
+ * ran on last, and that OS thread is first given the G's name: a thread
+ * reading its own comm, stat or status finds its name and state there.
+ * Listing /proc/self/task shows the OS threads.
+ */
+static void name_task(struct g *gp, int tid, bool self)
+{
+	char name[sizeof gp->name];
+	memcpy(name, gp->name, sizeof name);
+	name[sizeof name - 1] = '\0';
+	if (!name[0])
+		return;
+	if (self) {
+		arch_syscall2(SYS_prctl, PR_SET_NAME, name);
+		return;
+	}
+	char comm[64];
+	snprintf(comm, sizeof comm, "/proc/self/task/%d/comm", tid);
+	int fd = (int)arch_syscall4(SYS_openat, AT_FDCWD, comm, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	arch_syscall3(SYS_write, fd, name, strlen(name));
+	arch_syscall1(SYS_close, fd);
+}
+
+static const char *task_path(const char *path, char *buf, size_t len)
+{
+	if (!path || strncmp(path, "/proc/", 6) != 0)
+		return path;
+	struct g *me = getg(), *gp;
+	const char *rest;
+	if (strncmp(path + 6, "thread-self", 11) == 0 && (path[17] == '/' || !path[17])) {
+		gp = me;
+		rest = path + 17;
+	} else {
+		const char *p = path + 6;
+		char *end;
+		if (strncmp(p, "self/task/", 10) == 0) {
+			p += 10;
+		} else {
+			long pid = strtol(p, &end, 10);
+			if (end == p || pid != sched_getpid() || strncmp(end, "/task/", 6) != 0)
+				return path;
+			p = end + 6;
+		}
+		long id = strtol(p, &end, 10);
+		if (end == p || (*end != '/' && *end))
+			return path;
+		gp = proc_by_tid((int)id);
+		rest = end;
+	}
+	if (!gp)
+		return path;
+	bool self = gp == me;
+	int tid = self ? (int)arch_syscall0(SYS_gettid) : proc_task_of(gp);
+	if (!tid)
+		return path;
+	name_task(gp, tid, self);
+	if ((size_t)snprintf(buf, len, "/proc/self/task/%d%s", tid, rest) >= len)
+		return path;
+	return buf;
+}
+
 GMP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = MODE_ARG(flags);
 	GMP_ENTRY(openat, dirfd, path, flags, mode);
+	char buf[PATH_MAX];
+	path = task_path(path, buf, sizeof buf);
 	return opened(GMP_BLOCKING(int, true, real_openat(dirfd, path, flags, mode)));
 }
 GMP_ALIAS(openat64, openat)
@@ -75,3 +152,11 @@ GMP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 	return openat(dirfd, path, flags);
 }
 GMP_ALIAS(__openat64_2, __openat_2)
+
+GMP_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	GMP_ENTRY(fopen, path, mode);
+	char buf[PATH_MAX];
+	return real_fopen(task_path(path, buf, sizeof buf), mode);
+}
+GMP_ALIAS(fopen64, fopen)

@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -168,6 +169,40 @@ static long getaffinity_raw(pid_t pid, size_t size, cpu_set_t *set)
 	return n;
 }
 
+/* ioprio_set and ioprio_get (system calls only) of 0 or a G's id: the
+ * G's I/O priority, kept as preload/thread_np.c keeps its nice value. */
+static long ioprio(bool set, int which, int who, int ioprio)
+{
+	struct g *gp = NULL;
+	if (which == 1)	/* IOPRIO_WHO_PROCESS: a thread */
+		gp = who == 0 ? getg() : proc_by_tid(who);
+	if (!gp)
+		return set ? real_syscall(SYS_ioprio_set, which, who, ioprio, 0, 0, 0)
+			   : real_syscall(SYS_ioprio_get, which, who, 0, 0, 0, 0);
+	if (!set) {
+		if (gp->ioprio_set)
+			return gp->ioprio;
+		/* never set: the kernel's default for a thread */
+		return real_syscall(SYS_ioprio_get, which, 0, 0, 0, 0, 0);
+	}
+	/* the kernel checks the value and the privilege it needs: on this
+	 * OS thread, which then gets its own back */
+	long old = arch_syscall2(SYS_ioprio_get, which, 0);
+	long r = arch_syscall3(SYS_ioprio_set, which, 0, ioprio);
+	if (old >= 0)
+		arch_syscall3(SYS_ioprio_set, which, 0, old);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	int tid = proc_os_thread(gp);
+	if (tid)
+		arch_syscall3(SYS_ioprio_set, which, tid, ioprio);
+	gp->ioprio = ioprio;
+	gp->ioprio_set = true;
+	return 0;
+}
+
 GMP_EXPORT long syscall(long nr, ...)
 {
 	va_list ap;
@@ -205,6 +240,30 @@ GMP_EXPORT long syscall(long nr, ...)
 		if (a1 == 0 || proc_by_tid((pid_t)a1))
 			return getaffinity_raw((pid_t)a1, (size_t)a2, (cpu_set_t *)a3);
 		break;
+	case SYS_sched_setscheduler:
+		return sched_setscheduler((pid_t)a1, (int)a2, (const struct sched_param *)a3);
+	case SYS_sched_getscheduler:
+		return sched_getscheduler((pid_t)a1);
+	case SYS_sched_setparam:
+		return sched_setparam((pid_t)a1, (const struct sched_param *)a2);
+	case SYS_sched_getparam:
+		return sched_getparam((pid_t)a1, (struct sched_param *)a2);
+	case SYS_setpriority:
+		return setpriority((int)a1, (id_t)a2, (int)a3);
+	case SYS_getpriority: {
+		/* the system call's answer is 20 - nice (1..40) */
+		int e = errno;
+		errno = 0;
+		int n = getpriority((int)a1, (id_t)a2);
+		if (n == -1 && errno)
+			return -1;
+		errno = e;
+		return 20 - n;
+	}
+	case SYS_ioprio_set:
+		return ioprio(true, (int)a1, (int)a2, (int)a3);
+	case SYS_ioprio_get:
+		return ioprio(false, (int)a1, (int)a2, 0);
 	}
 	if (nr != SYS_futex) {
 		/* the program's own system call, behind an entry door: a

@@ -13,6 +13,8 @@
 #include "tests/harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
 
 #define RUN_TIMEOUT 30
 #define TEST_TIMEOUT (3 * RUN_TIMEOUT + 10)
@@ -41,4 +43,47 @@ Test(tids, tgkill_reaches_the_thread_of_the_id, .timeout = TEST_TIMEOUT)
 Test(tids, setaffinity_of_a_tid_pins_that_thread, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("affinity");
+}
+
+/* 8 named threads read their own name and state in /proc/thread-self and
+ * /proc/self/task/<id> (open and fopen); main reads each one's name by
+ * its id; /proc/self/task lists what Threads: counts. */
+Test(tids, proc_files_of_a_thread_are_its_own, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("proc");
+}
+
+/* Policy, priority, nice value and I/O priority set by another thread's
+ * id are that thread's, read back by id and by the thread itself. */
+Test(tids, scheduling_calls_take_a_thread_id, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sched");
+}
+
+/* A SIGEV_THREAD_ID timer for a thread's id signals that thread. */
+Test(tids, thread_timer_signals_its_thread, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("timer");
+}
+
+/* CPython: threading.get_native_id() in 200 threads, distinct and
+ * constant; main's is the process id. Same output as under NPTL. */
+Test(tids, python_native_ids_are_distinct, .timeout = TEST_TIMEOUT)
+{
+	char script[4096];
+	snprintf(script, sizeof script, "%s/tests/progs/native_ids.py", TEST_SRCDIR);
+	const char *argv[] = {"/usr/bin/python3", script, NULL};
+	struct run n = run_prog(argv, NULL, RUN_TIMEOUT, false);
+	if (run_code(&n) != 0)
+		run_dump("under NPTL", &n);
+	cr_assert_eq(run_code(&n), 0, "native_ids.py fails under NPTL");
+	struct run g = run_prog(argv, NULL, RUN_TIMEOUT, true);
+	if (run_code(&g) != 0 || strcmp(n.out, g.out) != 0) {
+		run_dump("under libgmp", &g);
+		run_show_difference(n.out, g.out);
+	}
+	cr_assert_eq(run_code(&g), 0, "native_ids.py under libgmp: exit code %d", run_code(&g));
+	cr_assert_str_eq(g.out, n.out);
+	run_free(&n);
+	run_free(&g);
 }

@@ -19,18 +19,39 @@
  *                   only there (sched_getcpu), and sched_getaffinity and
  *                   syscall(SYS_sched_getaffinity) of its tid from main
  *                   give that mask; an id no thread has gives ESRCH
+ *   tids proc       8 named threads each read, after each of 50 yields,
+ *                   their name in /proc/thread-self/comm and in
+ *                   /proc/self/task/<their id>/comm and status, with
+ *                   open() and fopen(), and their state R in that stat;
+ *                   then main, while they wait, reads each one's name by
+ *                   its id; /proc/self/task lists as many entries as
+ *                   /proc/self/status counts threads
+ *   tids sched      main sets another thread's policy and priority
+ *                   (sched_setscheduler, sched_setparam), nice value
+ *                   (setpriority) and I/O priority (ioprio_set) by its
+ *                   id, reads them back by id (the functions and
+ *                   syscall()), and the thread finds them as its own;
+ *                   main's are unchanged; bad values and an id no
+ *                   thread has give the kernel's errors
+ *   tids timer      a SIGEV_THREAD_ID timer made for another thread's id
+ *                   signals that thread (pthread_self() in the handler),
+ *                   5 times, and timer_delete stops it
  *
  * Prints "PASS <what>" and exits 0, or says what went wrong and exits 1.
  */
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
 
 /* ---- ids ---------------------------------------------------------------------- */
 
@@ -254,6 +275,255 @@ static int affinity(void)
 	return 0;
 }
 
+/* ---- /proc ------------------------------------------------------------------------ */
+
+#define NPROC 8
+
+static pthread_barrier_t proc_read, proc_done;
+static _Atomic int proc_tid[NPROC];
+
+/* The first line of path starting with key (or the whole first line
+ * for an empty key), read with open() or fopen(), without its newline. */
+static void read_line(const char *path, const char *key, bool use_fopen, char *out, size_t n)
+{
+	char buf[4096] = "";
+	if (use_fopen) {
+		FILE *f = fopen(path, "r");
+		CHECK(f, "fopen %s: %s", path, strerror(errno));
+		size_t got = fread(buf, 1, sizeof buf - 1, f);
+		buf[got] = '\0';
+		fclose(f);
+	} else {
+		int fd = open(path, O_RDONLY);
+		CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+		ssize_t got = read(fd, buf, sizeof buf - 1);
+		CHECK(got >= 0, "read %s: %s", path, strerror(errno));
+		buf[got] = '\0';
+		close(fd);
+	}
+	size_t kl = strlen(key);
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, key, kl) == 0) {
+			snprintf(out, n, "%s", line + kl);
+			return;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	CHECK(0, "%s has no line %s", path, key);
+}
+
+static void *proc_reader(void *arg)
+{
+	long k = (long)arg;
+	char name[16], path[128], got[256];
+	snprintf(name, sizeof name, "tids-%ld", k);
+	CHECK(pthread_setname_np(pthread_self(), name) == 0, "pthread_setname_np");
+	atomic_store(&proc_tid[k], gettid());
+	for (int i = 0; i < 50; i++) {
+		sched_yield();
+		bool f = i % 2;
+		read_line("/proc/thread-self/comm", "", f, got, sizeof got);
+		CHECK(strcmp(got, name) == 0, "thread %ld: /proc/thread-self/comm says %s", k, got);
+		snprintf(path, sizeof path, "/proc/self/task/%d/comm", gettid());
+		read_line(path, "", f, got, sizeof got);
+		CHECK(strcmp(got, name) == 0, "thread %ld: %s says %s", k, path, got);
+		snprintf(path, sizeof path, "/proc/%d/task/%d/status", getpid(), gettid());
+		read_line(path, "Name:\t", f, got, sizeof got);
+		CHECK(strcmp(got, name) == 0, "thread %ld: %s says Name: %s", k, path, got);
+		snprintf(path, sizeof path, "/proc/self/task/%d/stat", gettid());
+		read_line(path, "", f, got, sizeof got);
+		char want[64];
+		snprintf(want, sizeof want, "(%s) R ", name);
+		CHECK(strstr(got, want), "thread %ld: %s says %s", k, path, got);
+	}
+	pthread_barrier_wait(&proc_read);
+	pthread_barrier_wait(&proc_done);
+	return NULL;
+}
+
+static int proc_test(void)
+{
+	CHECK(pthread_barrier_init(&proc_read, NULL, NPROC + 1) == 0, "pthread_barrier_init");
+	CHECK(pthread_barrier_init(&proc_done, NULL, NPROC + 1) == 0, "pthread_barrier_init");
+	pthread_t th[NPROC];
+	for (long k = 0; k < NPROC; k++)
+		CHECK(pthread_create(&th[k], NULL, proc_reader, (void *)k) == 0, "pthread_create");
+	pthread_barrier_wait(&proc_read);
+	char path[128], got[256], want[16];
+	for (int k = 0; k < NPROC; k++) {
+		snprintf(path, sizeof path, "/proc/self/task/%d/comm", atomic_load(&proc_tid[k]));
+		read_line(path, "", k % 2, got, sizeof got);
+		snprintf(want, sizeof want, "tids-%d", k);
+		CHECK(strcmp(got, want) == 0, "main: %s says %s", path, got);
+	}
+	long threads = status_field("Threads");
+	DIR *d = opendir("/proc/self/task");
+	CHECK(d, "opendir /proc/self/task: %s", strerror(errno));
+	long entries = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			entries++;
+	closedir(d);
+	CHECK(entries == threads, "/proc/self/task lists %ld, /proc/self/status counts %ld", entries,
+	      threads);
+	pthread_barrier_wait(&proc_done);
+	for (int k = 0; k < NPROC; k++)
+		CHECK(pthread_join(th[k], NULL) == 0, "pthread_join");
+	printf("%d named threads read their own name and state under /proc/thread-self and "
+	       "/proc/self/task/<id>, with open and fopen; main read each one's name by id; "
+	       "/proc/self/task lists what Threads: counts\n", NPROC);
+	printf("PASS proc\n");
+	return 0;
+}
+
+/* ---- scheduling by id ---------------------------------------------------------------- */
+
+static _Atomic int sched_tid, sched_go, sched_seen;
+static int seen_policy, seen_prio, seen_nice;
+static long seen_ioprio;
+
+static void *sched_target(void *arg)
+{
+	(void)arg;
+	atomic_store(&sched_tid, gettid());
+	while (!atomic_load(&sched_go))
+		sched_yield();
+	struct sched_param sp;
+	CHECK(pthread_getschedparam(pthread_self(), &seen_policy, &sp) == 0, "pthread_getschedparam");
+	seen_prio = sp.sched_priority;
+	errno = 0;
+	seen_nice = getpriority(PRIO_PROCESS, 0);
+	seen_ioprio = syscall(SYS_ioprio_get, 1, 0);
+	atomic_store(&sched_seen, 1);
+	return NULL;
+}
+
+#define IOPRIO(class, data) (((class) << 13) | (data))
+
+static int sched_test(void)
+{
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, sched_target, NULL) == 0, "pthread_create");
+	while (!atomic_load(&sched_tid))
+		sched_yield();
+	int tid = atomic_load(&sched_tid);
+	int main_policy = sched_getscheduler(0), main_nice = getpriority(PRIO_PROCESS, 0);
+	struct sched_param sp = {.sched_priority = 10};
+	CHECK(sched_setscheduler(tid, SCHED_RR, &sp) == 0, "sched_setscheduler: %s", strerror(errno));
+	CHECK(sched_getscheduler(tid) == SCHED_RR, "sched_getscheduler: %d", sched_getscheduler(tid));
+	sp.sched_priority = 20;
+	CHECK(syscall(SYS_sched_setparam, tid, &sp) == 0, "SYS_sched_setparam: %s", strerror(errno));
+	CHECK(syscall(SYS_sched_getscheduler, tid) == SCHED_RR, "SYS_sched_getscheduler");
+	struct sched_param got = {0};
+	CHECK(sched_getparam(tid, &got) == 0 && got.sched_priority == 20, "sched_getparam: %d",
+	      got.sched_priority);
+	CHECK(setpriority(PRIO_PROCESS, tid, 7) == 0, "setpriority: %s", strerror(errno));
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, tid);
+	CHECK(n == 7 && errno == 0, "getpriority: %d", n);
+	CHECK(syscall(SYS_getpriority, PRIO_PROCESS, tid) == 20 - 7, "SYS_getpriority: %ld",
+	      syscall(SYS_getpriority, PRIO_PROCESS, tid));
+	CHECK(syscall(SYS_ioprio_set, 1, tid, IOPRIO(2, 6)) == 0, "ioprio_set: %s", strerror(errno));
+	CHECK(syscall(SYS_ioprio_get, 1, tid) == IOPRIO(2, 6), "ioprio_get: %ld",
+	      syscall(SYS_ioprio_get, 1, tid));
+	/* the kernel's errors */
+	errno = 0;
+	CHECK(sched_setscheduler(tid, 12345, &sp) == -1 && errno == EINVAL, "bad policy: errno %d",
+	      errno);
+	sp.sched_priority = 1000;
+	errno = 0;
+	CHECK(sched_setparam(tid, &sp) == -1 && errno == EINVAL, "bad priority: errno %d", errno);
+	errno = 0;
+	CHECK(syscall(SYS_ioprio_set, 1, tid, IOPRIO(7, 0)) == -1 && errno == EINVAL,
+	      "bad I/O class: errno %d", errno);
+	errno = 0;
+	CHECK(sched_getscheduler(0x7ffffff0) == -1 && errno == ESRCH, "no thread: errno %d", errno);
+	errno = 0;
+	CHECK(setpriority(PRIO_PROCESS, 0x7ffffff0, 1) == -1 && errno == ESRCH,
+	      "setpriority of no thread: errno %d", errno);
+	/* main's own are unchanged */
+	CHECK(sched_getscheduler(0) == main_policy, "main's policy changed");
+	errno = 0;
+	CHECK(getpriority(PRIO_PROCESS, 0) == main_nice, "main's nice value changed");
+	atomic_store(&sched_go, 1);
+	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	CHECK(seen_policy == SCHED_RR && seen_prio == 20, "the thread sees policy %d priority %d",
+	      seen_policy, seen_prio);
+	CHECK(seen_nice == 7, "the thread sees nice %d", seen_nice);
+	CHECK(seen_ioprio == IOPRIO(2, 6), "the thread sees I/O priority %ld", seen_ioprio);
+	printf("policy, priority, nice value and I/O priority set and read by another thread's id "
+	       "are that thread's; bad values and no thread give the kernel's errors\n");
+	printf("PASS sched\n");
+	return 0;
+}
+
+/* ---- a timer for a thread ------------------------------------------------------------- */
+
+static _Atomic int timer_tid, timer_hits, timer_wrong;
+static _Atomic pthread_t timer_th;
+
+static void on_timer(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (!pthread_equal(pthread_self(), atomic_load(&timer_th)) || si->si_code != SI_TIMER ||
+	    si->si_value.sival_int != 42)
+		atomic_fetch_add(&timer_wrong, 1);
+	atomic_fetch_add(&timer_hits, 1);
+}
+
+static void *timer_waiter(void *arg)
+{
+	(void)arg;
+	atomic_store(&timer_tid, gettid());
+	double end = now_sec() + 10;
+	while (atomic_load(&timer_hits) < 5 && now_sec() < end) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static int timer_test(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_sigaction = on_timer;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR2, &sa, NULL) == 0, "sigaction");
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, timer_waiter, NULL) == 0, "pthread_create");
+	atomic_store(&timer_th, t);
+	while (!atomic_load(&timer_tid))
+		sched_yield();
+	struct sigevent ev = {0};
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGUSR2;
+	ev.sigev_value.sival_int = 42;
+	ev._sigev_un._tid = atomic_load(&timer_tid);
+	timer_t tm;
+	CHECK(timer_create(CLOCK_MONOTONIC, &ev, &tm) == 0, "timer_create: %s", strerror(errno));
+	struct itimerspec it = {{0, 2000000}, {0, 2000000}};
+	CHECK(timer_settime(tm, 0, &it, NULL) == 0, "timer_settime: %s", strerror(errno));
+	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	CHECK(timer_delete(tm) == 0, "timer_delete: %s", strerror(errno));
+	CHECK(atomic_load(&timer_hits) >= 5, "%d timer signals in 10 s", atomic_load(&timer_hits));
+	CHECK(atomic_load(&timer_wrong) == 0, "%d timer signals ran elsewhere or wrong",
+	      atomic_load(&timer_wrong));
+	/* a timer for no thread: the kernel's EINVAL */
+	ev._sigev_un._tid = 0x7ffffff0;
+	errno = 0;
+	CHECK(timer_create(CLOCK_MONOTONIC, &ev, &tm) == -1 && errno == EINVAL,
+	      "timer_create for no thread: errno %d", errno);
+	printf("a SIGEV_THREAD_ID timer for another thread's id signalled that thread 5 times; "
+	       "for no thread: EINVAL\n");
+	printf("PASS timer\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -264,6 +534,12 @@ int main(int argc, char **argv)
 		return tgkill_test();
 	if (strcmp(what, "affinity") == 0)
 		return affinity();
-	fprintf(stderr, "usage: tids ids|tgkill|affinity\n");
+	if (strcmp(what, "proc") == 0)
+		return proc_test();
+	if (strcmp(what, "sched") == 0)
+		return sched_test();
+	if (strcmp(what, "timer") == 0)
+		return timer_test();
+	fprintf(stderr, "usage: tids ids|tgkill|affinity|proc|sched|timer\n");
 	return 2;
 }
