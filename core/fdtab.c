@@ -165,13 +165,14 @@ void fd_forget(int fd)
 {
 	struct fdent *e = fd_get(fd);
 	if (!e || (!ld_acq(&e->flags) && !ld_rlx(&e->peer) && !ld_rlx(&e->pd) &&
-		   !__atomic_load_n(&e->dupnext, __ATOMIC_RELAXED)))
+		   !__atomic_load_n(&e->dupnext, __ATOMIC_RELAXED) && !ld_rlx(&e->sig_owner)))
 		return;
 	/* a vfork child (Python's, opening /proc/self/fd before it closes
 	 * descriptors) must not touch the table it shares with its parent */
 	if (sched_in_vfork_child())
 		return;
 	st_rel(&e->flags, 0u);
+	st_rel(&e->sig_owner, 0);
 	ring_leave(fd, e);
 	int p = xchg(&e->peer, 0);
 	if (p) {
@@ -253,4 +254,27 @@ void fd_after_fork(void)
 bool fd_internal(int fd)
 {
 	return netpoll_owns_fd(fd);
+}
+
+int fd_sig_owner(const siginfo_t *info, siginfo_t *out)
+{
+	/* send_sigio's signals: si_code is the event (POLL_IN ..
+	 * POLL_HUP), si_fd the descriptor */
+	if (info->si_code < POLL_IN || info->si_code > POLL_HUP)
+		return 0;
+	struct fdent *e = fd_get(info->si_fd);
+	int owner = e ? ld_acq(&e->sig_owner) : 0;
+	if (!owner)
+		return 0;
+	int user = ld_rlx(&e->sig_user);
+	if (info->si_signo != (user ? user : SIGIO))
+		return 0;
+	*out = *info;
+	if (!user) {
+		/* what the kernel sends for F_SETSIG 0: SIGIO, no details */
+		__builtin_memset(out, 0, sizeof *out);
+		out->si_signo = SIGIO;
+		out->si_code = SI_KERNEL;
+	}
+	return owner;
 }

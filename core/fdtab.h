@@ -29,6 +29,7 @@
 #include "core/netpoll.h"
 #include "core/rt.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -53,6 +54,13 @@ struct fdent {
 	 * socket timeouts belong to the description, so they change for the
 	 * whole ring. Under the ring lock. */
 	int dupnext;
+	/* The thread id (a G's) that fcntl(F_SETOWN_EX, F_OWNER_TID) made
+	 * the owner of the descriptor's signals, which the kernel sends to
+	 * libgmp's service thread instead (shim/net.c); 0: none. sig_user is
+	 * then the program's F_SETSIG value (0: plain SIGIO), the kernel's
+	 * being SIGIO for 0 so that the signal names the descriptor. */
+	_Atomic int sig_owner;
+	_Atomic int sig_user;
 };
 
 /* The entry of fd, or NULL when libgmp never recorded anything there. */
@@ -94,6 +102,12 @@ void fd_refuse_nowait(int fd, int mode);
 /* In the child of fork: forget every poll descriptor (the poller starts
  * afresh: sched_after_fork). */
 void fd_after_fork(void);
+/* A signal that reached libgmp's service thread: if a descriptor whose
+ * owner is a G (sig_owner) sent it, that G's id, and in *out the signal
+ * as the program asked for it (plain SIGIO when its F_SETSIG is 0);
+ * else 0. Async-signal-safe. */
+int fd_sig_owner(const siginfo_t *info, siginfo_t *out);
+
 /* libgmp's own descriptors (the poller's): invisible to the program. */
 bool fd_internal(int fd);
 

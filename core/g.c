@@ -38,7 +38,8 @@ const char *const g_waitreason_names[WAIT_NREASON] = {
  * slabs[] entries are published with release stores and never change.
  */
 #define G_PER_SLAB 1024
-#define MAX_SLABS 4096		/* 4M G structures */
+#define MAX_SLABS 4096		/* 4M G structures: G_TID_SLOTS */
+_Static_assert(G_PER_SLAB * MAX_SLABS <= G_TID_SLOTS, "a G index must fit in a thread id");
 
 static _Atomic(struct g *) slabs[MAX_SLABS];
 static struct rt_mutex slab_lock;	/* leaf */
@@ -119,6 +120,14 @@ void g_casstatus(struct g *gp, uint32_t from, uint32_t to)
 		}
 		arch_cpu_relax();
 	}
+}
+
+void g_new_tid(struct g *gp)
+{
+	uint32_t gen = 0;
+	if (gp->tid >= (int)GMP_TID_BASE)
+		gen = ((uint32_t)gp->tid - GMP_TID_BASE) / G_TID_SLOTS + 1;
+	gp->tid = (int)(GMP_TID_BASE + gen % G_TID_GENS * G_TID_SLOTS + gp->index);
 }
 
 uint64_t g_arm(struct g *gp)

@@ -112,6 +112,7 @@ struct gmp_cleanup;
 struct g {
 	uint64_t magic;			/* G_MAGIC; constant */
 	uint32_t index;			/* slab index; constant */
+	int tid;			/* the thread's id (g_tid); per life */
 	uint32_t flags;			/* set by the creator before publishing */
 
 	/* --- scheduling ---------------------------------------------------- */
@@ -250,11 +251,24 @@ uint64_t g_arm(struct g *gp);
  * 0). Returns true if the caller must g_ready the G. */
 bool g_claim(struct g *gp, uint64_t seq);
 
-/* Fake kernel tids handed to glibc: unique per G, above PID_MAX_LIMIT. */
+/*
+ * Thread ids (core/proc.h). The main thread's is the process id; every
+ * other G's is GMP_TID_BASE (PID_MAX_LIMIT: no OS thread or process has
+ * an id as high) + generation * G_TID_SLOTS + index, where the
+ * generation moves on each time the G structure starts a new thread: an
+ * id is unique among live threads (by its index), and comes back only
+ * after its G structure has served G_TID_GENS threads, as the kernel's
+ * come back only after pid_max others. Ids stay below 2^29, which the
+ * kernel's encoding of a thread's CPU clock (id << 3) keeps whole.
+ */
 #define GMP_TID_BASE (1u << 22)
+#define G_TID_SLOTS (1u << 22)	/* > every G index (core/g.c) */
+#define G_TID_GENS 127u
 static inline int g_tid(struct g *gp)
 {
-	return (int)(GMP_TID_BASE + gp->index);
+	return gp->tid;
 }
+/* The id of the thread gp is about to start (proc_new). */
+void g_new_tid(struct g *gp);
 
 #endif

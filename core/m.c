@@ -213,8 +213,14 @@ void sched_after_fork(struct g *gp)
 	sched.gflock = (struct rt_mutex){0};
 	gp->lock = (struct rt_mutex){0};
 
-	/* This M is the only one, with a new kernel tid. */
+	/* This M is the only one, with a new kernel tid; the G, the only
+	 * thread, has the process id for its id, which glibc's fork wrote
+	 * into its TCB. */
 	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
+	gp->tid = sched_pid;
+	if (gp->tcb)
+		tls_set_tid(gp->tcb, sched_pid);
+	sched.leader = gp;
 	if (mp != &m0)
 		m0.tid = mp->tid;	/* sched_default_affinity asks it */
 	mp->alllink = NULL;

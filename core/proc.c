@@ -126,6 +126,7 @@ int proc_new(struct g **gpp, uint32_t *from, const struct g_spec *spec, void (*e
 		if (!gp)
 			return EAGAIN;
 	}
+	g_new_tid(gp);
 	int err = stack_and_tls(gp, spec);
 	if (err) {
 		proc_discard(gp, *from);
@@ -173,11 +174,14 @@ void proc_reap(struct g *gp)
 struct g *proc_by_tid(int tid)
 {
 	struct g *gp = NULL;
-	if (tid > 0 && tid == sched_getpid())
-		gp = sched.maing;
-	else if (tid >= (int)GMP_TID_BASE && (uint32_t)tid - GMP_TID_BASE < g_count())
-		gp = g_by_index((uint32_t)tid - GMP_TID_BASE);
-	if (!gp)
+	if (tid > 0 && tid == sched_getpid()) {
+		gp = sched.leader;
+	} else if (tid >= (int)GMP_TID_BASE) {
+		uint32_t i = ((uint32_t)tid - GMP_TID_BASE) % G_TID_SLOTS;
+		if (i < g_count())
+			gp = g_by_index(i);
+	}
+	if (!gp || gp->tid != tid)
 		return NULL;
 	uint32_t st = g_status(gp);
 	if (st == G_IDLE || st == G_DEAD || !gp->tcb || tls_tid(gp->tcb) != tid)

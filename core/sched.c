@@ -979,6 +979,8 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	m0.kmask = mask;
 	st_rel(&sched.allm, &m0);
 	sched.maing = maing;
+	sched.leader = maing;
+	maing->tid = sched_pid;
 	acquirep(&m0, sched.allp[0]);
 
 	g_casstatus(maing, G_IDLE, G_RUNNABLE);

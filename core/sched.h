@@ -204,6 +204,9 @@ struct sched {
 
 	_Atomic int64_t nlive;		/* Gs created and not yet exited */
 	struct g *maing;		/* the main thread's G; constant */
+	/* The G whose id is the process id: maing, or in the child of a
+	 * fork the forking G (core/proc.h) */
+	struct g *leader;
 	_Atomic int sigpoll;		/* signals wait in core/sigq.c */
 	_Atomic uint64_t goidgen;
 

@@ -24,6 +24,8 @@
 #include "core/lock.h"
 #include "core/sched.h"
 #include "core/sigq.h"
+#include "core/fdtab.h"
+#include "core/proc.h"
 #include "core/config.h"
 #include "core/dump.h"
 #include "core/trace.h"
@@ -248,10 +250,18 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 
 	if (!is_m) {
 		if (sysmon_is_current()) {
-			/* a timer's for a G, or one taken for a G that waits */
+			/* a timer's or a descriptor's for a G, or one taken
+			 * for a G that waits */
 			struct g *tg;
-			if (gmp_timer_target(info, &tg) >= 0)
+			siginfo_t fi;
+			int owner = fd_sig_owner(info, &fi);
+			if (owner) {
+				tg = proc_by_tid(owner);
+				if (tg)
+					sigq_post(tg, &fi);
+			} else if (gmp_timer_target(info, &tg) >= 0) {
 				sigq_post(tg, info);
+			}
 		}
 		else
 			call_handler(sig, info, uc);	/* a thread glibc made */

@@ -9,6 +9,7 @@
  */
 #include "core/door.h"
 #include "core/sched.h"
+#include "core/proc.h"
 
 #include <errno.h>
 
@@ -19,14 +20,7 @@ static struct g *clock_g(clockid_t clk)
 		return getg();
 	if (clk >= 0 || (clk & 7) != 6)
 		return NULL;
-	unsigned tid = ~(unsigned)(clk >> 3);
-	if (tid < GMP_TID_BASE)
-		return NULL;
-	struct g *gp = g_by_index(tid - GMP_TID_BASE);
-	if (!gp)
-		return NULL;
-	uint32_t st = g_status(gp);
-	return st == G_IDLE || st == G_DEAD ? NULL : gp;
+	return proc_by_tid((int)~(unsigned)(clk >> 3));
 }
 
 static int64_t g_cputime(struct g *gp)

@@ -13,6 +13,8 @@
  * in it, and libgmp's park instead.
  */
 #include "shim/io.h"
+#include "core/proc.h"
+#include "core/sched.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -233,9 +235,100 @@ GMP_EXPORT int dup2(int oldfd, int newfd)
 
 /* --- flags --------------------------------------------------------------------- */
 
+/*
+ * The owner of a descriptor's signals (O_ASYNC, leases) set to a thread
+ * by its id, F_SETOWN_EX with F_OWNER_TID: for a G's id the kernel's
+ * owner is libgmp's service thread, which hands each signal to the G
+ * (core/fdtab.h, sig_owner); the kernel's F_SETSIG is then SIGIO rather
+ * than 0, so that the signal names its descriptor. F_GETOWN_EX,
+ * F_GETOWN and F_GETSIG answer what the program set.
+ */
+static int set_owner_g(int fd, struct f_owner_ex *o)
+{
+	int catcher = sysmon_thread_id();
+	struct fdent *e = catcher ? fd_entry(fd) : NULL;
+	if (!e) {
+		errno = EAGAIN;
+		return -1;
+	}
+	struct f_owner_ex k = {F_OWNER_TID, catcher};
+	int was = ld_acq(&e->sig_owner);
+	int user = was ? ld_rlx(&e->sig_user) : real_fcntl(fd, F_GETSIG);
+	if (user < 0)
+		return -1;
+	if (real_fcntl(fd, F_SETOWN_EX, &k) != 0)
+		return -1;
+	if (!user && real_fcntl(fd, F_SETSIG, SIGIO) != 0)
+		return -1;
+	st_rel(&e->sig_user, user);
+	st_rel(&e->sig_owner, o->pid);
+	return 0;
+}
+
+/* The owner is no longer a G's id: the kernel's F_SETSIG is the
+ * program's again. */
+static void clear_owner_g(int fd)
+{
+	struct fdent *e = fd_get(fd);
+	if (e && ld_acq(&e->sig_owner)) {
+		real_fcntl(fd, F_SETSIG, ld_rlx(&e->sig_user));
+		st_rel(&e->sig_owner, 0);
+	}
+}
+
+static int owner_fcntl(int fd, int cmd, void *arg)
+{
+	struct fdent *e = fd_get(fd);
+	int owner = e ? ld_acq(&e->sig_owner) : 0;
+	switch (cmd) {
+	case F_SETOWN_EX: {
+		struct f_owner_ex *o = arg;
+		if (o && o->type == F_OWNER_TID && proc_by_tid(o->pid))
+			return set_owner_g(fd, o);
+		int r = real_fcntl(fd, cmd, arg);
+		if (r == 0)
+			clear_owner_g(fd);
+		return r;
+	}
+	case F_SETOWN: {
+		int r = real_fcntl(fd, cmd, (int)(intptr_t)arg);
+		if (r == 0)
+			clear_owner_g(fd);
+		return r;
+	}
+	case F_GETOWN_EX:
+		if (!owner)
+			return real_fcntl(fd, cmd, arg);
+		if (real_fcntl(fd, F_GETFD) < 0)
+			return -1;
+		*(struct f_owner_ex *)arg = (struct f_owner_ex){F_OWNER_TID, owner};
+		return 0;
+	case F_GETOWN:
+		return owner ? owner : real_fcntl(fd, cmd);
+	case F_SETSIG: {
+		int sig = (int)(intptr_t)arg;
+		if (!owner)
+			return real_fcntl(fd, cmd, sig);
+		if (real_fcntl(fd, cmd, sig ? sig : SIGIO) != 0)
+			return -1;
+		st_rel(&e->sig_user, sig);
+		return 0;
+	}
+	default:	/* F_GETSIG */
+		return owner ? ld_rlx(&e->sig_user) : real_fcntl(fd, cmd);
+	}
+}
+
 static int fcntl_impl(int fd, int cmd, void *arg)
 {
 	switch (cmd) {
+	case F_SETOWN_EX:
+	case F_SETOWN:
+	case F_GETOWN_EX:
+	case F_GETOWN:
+	case F_SETSIG:
+	case F_GETSIG:
+		return owner_fcntl(fd, cmd, arg);
 	case F_SETFL: {
 		int v = (int)(intptr_t)arg;
 		int r = real_fcntl(fd, cmd, v);

@@ -87,3 +87,11 @@ Test(tids, python_native_ids_are_distinct, .timeout = TEST_TIMEOUT)
 	run_free(&n);
 	run_free(&g);
 }
+
+/* A pipe whose signals another thread owns by its id (F_SETOWN_EX,
+ * F_OWNER_TID) signals that thread, with plain SIGIO and with its
+ * F_SETSIG signal; F_GETOWN_EX, F_GETOWN, F_GETSIG read back. */
+Test(tids, descriptor_signals_go_to_the_owner_thread, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("owner");
+}

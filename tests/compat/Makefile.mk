@@ -6,7 +6,8 @@
 # Debian packages it needs when run as root), writes
 # tests/compat/results.md and the table in README.md.
 EXTRA_DIST += tests/compat/yard.sh tests/compat/yardmon.c tests/compat/memc_client.c \
-	tests/compat/py_threads.py tests/compat/rust_threads.rs tests/compat/cxx_threads.cc
+	tests/compat/py_threads.py tests/compat/rust_threads.rs tests/compat/cxx_threads.cc \
+	tests/compat/junit_passed.py
 
 .PHONY: compat
 compat: all

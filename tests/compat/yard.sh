@@ -13,7 +13,9 @@
 # marked "subset" needs only every line of NPTL's output in libgmp's (the
 # tests a test suite passed). A failed NPTL run, the reference, is run once
 # more (stress-ng once took 14 s and exited 1 under NPTL); libgmp's is
-# never run again. Each case prints one PASS or FAIL line with
+# never run again. A case whose NPTL run prints "skipped: WHY" (what it
+# runs is not on this machine) is shown as skipped, neither passed nor
+# failed. Each case prints one PASS or FAIL line with
 # wall time, peak OS threads and peak resident memory of the programs
 # under test under both; the table goes to --results (markdown) and, with
 # --readme, between the yard markers of that file.
@@ -47,6 +49,7 @@ CASES="
 python_threads|180|same|python3,python3.11|CPython: 1,000 threads with Lock, Condition, Queue, local, ThreadPoolExecutor
 python_stdlib|900|subset|python3,python3.11|CPython's test_threading, test_thread, test_threading_local, test_queue
 python_async|900|subset|python3,python3.11|CPython's test_asyncio and test_concurrent_futures (subprocesses, process pools)
+python_3117|600|subset|python3,python3.11|CPython 3.11.7's own test_threading (pyenv's build, where installed): native thread ids among them
 pigz|180|same|pigz|pigz -p 32: compress and decompress 100 MB
 pbzip2|240|same|pbzip2|pbzip2 -p32: compress and decompress 100 MB
 sysbench_threads|300|same|sysbench|sysbench threads --threads=256
@@ -155,15 +158,26 @@ case_python_threads() {
 }
 
 # py_suite LOG TEST...: CPython's regression tests TEST... in verbose mode,
-# their output in $OUTDIR/LOG; one line per test that passed, the summary
-# as a figure
+# their output in $OUTDIR/LOG and their results in $OUTDIR/LOG.xml; one
+# line per test that passed, the summary as a figure
 py_suite() {
 	local log=$OUTDIR/$1
 	shift
-	$PRE $PY -m test -v "$@" >"$log" 2>&1
-	grep -E '^test.* \.\.\. ok$' "$log" | sed 's/ \.\.\. ok$//' | sort
-	echo "figure: $(grep -cE ' \.\.\. ok$' "$log") passed, $(grep -cE ' \.\.\. (FAIL|ERROR)$' "$log") failed"
+	$PRE $PY -m test -v --junit-xml "$log.xml" "$@" >"$log" 2>&1
+	/usr/bin/python3 "$here/junit_passed.py" "$log.xml"
 	return 0
+}
+
+# pyenv's CPython 3.11.7, whose test_threading checks that
+# threading.get_native_id() gives every thread its own id: where it is not
+# installed, the case says so and is skipped
+PY3117=${PYENV_ROOT:-$HOME/.pyenv}/versions/3.11.7/bin/python3.11
+case_python_3117() {
+	if ! [ -x "$PY3117" ]; then
+		echo "skipped: no CPython 3.11.7 at $PY3117"
+		return 0
+	fi
+	PY=$PY3117 py_suite py3117.log test_threading
 }
 
 case_python_stdlib() {
@@ -233,6 +247,9 @@ case_stress_ng() {
 	$PRE stress-ng --pthread 4 --mutex 4 -t 5 --metrics-brief >"$OUTDIR/sng.log" 2>&1 ||
 		{ cat "$OUTDIR/sng.log" >&2; return 1; }
 	grep -q 'successful run completed' "$OUTDIR/sng.log" && echo "successful run completed"
+	# a stressor's own checks (the pthread stressor compares gettid()
+	# with set_tid_address's answer) report "fail:" lines
+	echo "fail lines: $(grep -c ' fail: ' "$OUTDIR/sng.log")"
 	grep -E 'pthread .*% of .* pthreads created' "$OUTDIR/sng.log" | sed 's/.*pthread *//; s/(geo.*//'
 	# stress-ng: metrc: [pid] NAME bogo-ops real usr sys ops/s(real) ops/s(cpu)
 	awk '$2 == "metrc:" && NF == 10 && $5 ~ /^[0-9]+$/ { printf "figure: %s %s bogo ops/s\n", $4, $9 }' \
@@ -300,11 +317,12 @@ export -f secs roundtrip gen_data free_port wait_port sysbench_summary py_suite
 for f in $(echo "$CASES" | sed '/^$/d' | cut -d'|' -f1); do
 	export -f "case_$f"
 done
-export here bin data PY rg_tree
+export here bin data PY PY3117 rg_tree
 
 # ---- running them ----------------------------------------------------------------
 pass=0
 fail=0
+nskip=0
 rows=""
 human() {	# KiB -> "12.3 MiB"
 	awk -v k="$1" 'BEGIN { if (k >= 1048576) printf "%.1f GiB", k / 1048576;
@@ -356,12 +374,16 @@ while IFS='|' read -r name timeout cmp names what; do
 		fi
 	fi
 	[ -s "$n/check" ] || [ -n "$why" ] || why="no output"
+	skipped=$(grep -m1 '^skipped: ' "$n/check")
 	fig_n=$(grep '^figure:' "$n/out" | sed 's/^figure: *//' | paste -sd';' | sed 's/;/; /g')
 	fig_g=$(grep '^figure:' "$g/out" | sed 's/^figure: *//' | paste -sd';' | sed 's/;/; /g')
 	wn=$(stat_of "$n/stat" wall); wg=$(stat_of "$g/stat" wall)
 	tn=$(stat_of "$n/stat" threads); tg=$(stat_of "$g/stat" threads)
 	rn=$(stat_of "$n/stat" rss_kb); rg_=$(stat_of "$g/stat" rss_kb)
-	if [ -z "$why" ]; then
+	if [ -n "$skipped" ] && [ -z "$why" ]; then
+		verdict=SKIP
+		nskip=$((nskip + 1))
+	elif [ -z "$why" ]; then
 		verdict=PASS
 		pass=$((pass + 1))
 	else
@@ -377,7 +399,8 @@ while IFS='|' read -r name timeout cmp names what; do
 		done
 	fi
 	works=yes
-	[ $verdict = PASS ] || works="**no**: $why"
+	[ $verdict = SKIP ] && works="skipped (${skipped#skipped: })"
+	[ $verdict = FAIL ] && works="**no**: $why"
 	rows="$rows| $name | $what | $works | ${wn} s | ${wg} s | $tn | $tg | $(human "${rn:-0}") | $(human "${rg_:-0}") | ${fig_n:-} | ${fig_g:-} |
 "
 done <<<"$CASES"
@@ -397,5 +420,7 @@ if [ -n "$readme" ] && [ -z "$only" ] && grep -q '<!-- yard:begin -->' "$readme"
 		/<!-- yard:end -->/ { skip = 0 }
 		!skip { print }' "$readme" >"$tmp" && mv "$tmp" "$readme"
 fi
-echo "yard: $pass passed, $fail failed"
+skipnote=""
+[ "$nskip" -gt 0 ] && skipnote=", $nskip skipped"
+echo "yard: $pass passed, $fail failed$skipnote"
 [ "$fail" -eq 0 ]

@@ -7,7 +7,10 @@
  *                   move between processors) and read both again: every
  *                   id is constant, the two agree, no two live threads
  *                   share one, none is the process id but main's, which
- *                   is; set_tid_address gives the same id back
+ *                   is; set_tid_address gives the same id back; then
+ *                   100 threads made and joined one after another all
+ *                   have different ids (an ended thread's id is not the
+ *                   next thread's, as CPython's test_threading expects)
  *   tids tgkill     50 threads, half parked in pause() and half running
  *                   a loop that calls nothing: each is sent SIGUSR1 by
  *                   tgkill(getpid(), tid), syscall(SYS_tgkill) or
@@ -36,6 +39,12 @@
  *   tids timer      a SIGEV_THREAD_ID timer made for another thread's id
  *                   signals that thread (pthread_self() in the handler),
  *                   5 times, and timer_delete stops it
+ *   tids owner      a pipe's read end with O_ASYNC and another thread as
+ *                   the owner of its signals (F_SETOWN_EX, F_OWNER_TID):
+ *                   each write signals that thread, with plain SIGIO
+ *                   (F_SETSIG 0) and then with a real-time signal that
+ *                   names the descriptor; F_GETOWN_EX, F_GETOWN and
+ *                   F_GETSIG say what was set
  *
  * Prints "PASS <what>" and exits 0, or says what went wrong and exits 1.
  */
@@ -88,6 +97,12 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void *id_of(void *arg)
+{
+	*(int *)arg = gettid();
+	return NULL;
+}
+
 static int ids(void)
 {
 	CHECK(gettid() == getpid(), "main's id %d is not the process id %d", gettid(), getpid());
@@ -114,8 +129,19 @@ static int ids(void)
 	qsort(sorted, NIDS + 1, sizeof sorted[0], cmp_int);
 	for (int k = 1; k <= NIDS; k++)
 		CHECK(sorted[k] != sorted[k - 1], "two live threads have id %d", sorted[k]);
+	static int seq_id[100];
+	for (int k = 0; k < 100; k++) {
+		pthread_t t;
+		CHECK(pthread_create(&t, NULL, id_of, &seq_id[k]) == 0, "pthread_create");
+		CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	}
+	qsort(seq_id, 100, sizeof seq_id[0], cmp_int);
+	for (int k = 1; k < 100; k++)
+		CHECK(seq_id[k] != seq_id[k - 1], "two threads made one after another have id %d",
+		      seq_id[k]);
 	printf("%d threads: ids distinct, constant over %d yields, gettid() = "
-	       "syscall(SYS_gettid) = set_tid_address; main's is the process id\n", NIDS, MOVES);
+	       "syscall(SYS_gettid) = set_tid_address; main's is the process id; "
+	       "100 threads one after another: 100 ids\n", NIDS, MOVES);
 	printf("PASS ids\n");
 	return 0;
 }
@@ -524,6 +550,102 @@ static int timer_test(void)
 	return 0;
 }
 
+/* ---- the owner of a descriptor's signals ----------------------------------------------- */
+
+static _Atomic int own_tid, own_hits, own_wrong, own_stop;
+static _Atomic pthread_t own_th;
+static _Atomic int own_sig, own_fd;
+
+static void on_io(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	bool ok = pthread_equal(pthread_self(), atomic_load(&own_th)) && sig == atomic_load(&own_sig);
+	if (sig == SIGIO)
+		ok = ok && si->si_code == SI_KERNEL;
+	else
+		ok = ok && si->si_code == POLL_IN && si->si_fd == atomic_load(&own_fd);
+	if (!ok)
+		atomic_fetch_add(&own_wrong, 1);
+	atomic_fetch_add(&own_hits, 1);
+}
+
+static void *owner_thread(void *arg)
+{
+	(void)arg;
+	atomic_store(&own_tid, gettid());
+	while (!atomic_load(&own_stop)) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* Write a byte, wait for the owner's handler, read the byte back. */
+static void one_signal(int p[2], const char *what)
+{
+	int before = atomic_load(&own_hits);
+	CHECK(write(p[1], "x", 1) == 1, "write: %s", strerror(errno));
+	double end = now_sec() + 10;
+	while (atomic_load(&own_hits) == before && now_sec() < end)
+		sched_yield();
+	CHECK(atomic_load(&own_hits) == before + 1, "%s: %d signals", what,
+	      atomic_load(&own_hits) - before);
+	CHECK(atomic_load(&own_wrong) == 0, "%s: the signal ran elsewhere or said something else",
+	      what);
+	char c;
+	CHECK(read(p[0], &c, 1) == 1, "read: %s", strerror(errno));
+}
+
+static int owner_test(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_sigaction = on_io;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGIO, &sa, NULL) == 0, "sigaction");
+	CHECK(sigaction(SIGRTMIN + 1, &sa, NULL) == 0, "sigaction");
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, owner_thread, NULL) == 0, "pthread_create");
+	atomic_store(&own_th, t);
+	while (!atomic_load(&own_tid))
+		sched_yield();
+	int tid = atomic_load(&own_tid);
+	int p[2];
+	CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+	atomic_store(&own_fd, p[0]);
+	struct f_owner_ex o = {F_OWNER_TID, tid};
+	CHECK(fcntl(p[0], F_SETOWN_EX, &o) == 0, "F_SETOWN_EX: %s", strerror(errno));
+	CHECK(fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_ASYNC) == 0, "O_ASYNC: %s",
+	      strerror(errno));
+	struct f_owner_ex got = {0};
+	CHECK(fcntl(p[0], F_GETOWN_EX, &got) == 0 && got.type == F_OWNER_TID && got.pid == tid,
+	      "F_GETOWN_EX: type %d id %d", got.type, got.pid);
+	CHECK(fcntl(p[0], F_GETOWN) == tid, "F_GETOWN: %d", fcntl(p[0], F_GETOWN));
+	CHECK(fcntl(p[0], F_GETSIG) == 0, "F_GETSIG: %d", fcntl(p[0], F_GETSIG));
+	atomic_store(&own_sig, SIGIO);
+	for (int i = 0; i < 5; i++)
+		one_signal(p, "plain SIGIO");
+	CHECK(fcntl(p[0], F_SETSIG, SIGRTMIN + 1) == 0, "F_SETSIG: %s", strerror(errno));
+	CHECK(fcntl(p[0], F_GETSIG) == SIGRTMIN + 1, "F_GETSIG: %d", fcntl(p[0], F_GETSIG));
+	atomic_store(&own_sig, SIGRTMIN + 1);
+	for (int i = 0; i < 5; i++)
+		one_signal(p, "F_SETSIG");
+	/* an id no thread has: the kernel's ESRCH */
+	o.pid = 0x7ffffff0;
+	errno = 0;
+	CHECK(fcntl(p[0], F_SETOWN_EX, &o) == -1 && errno == ESRCH, "F_SETOWN_EX of no thread: %d",
+	      errno);
+	atomic_store(&own_stop, 1);
+	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	close(p[0]);
+	close(p[1]);
+	printf("a pipe owned by another thread's id (F_SETOWN_EX) signalled that thread, "
+	       "with SIGIO and with its F_SETSIG signal naming the pipe; F_GETOWN_EX, F_GETOWN "
+	       "and F_GETSIG as set; no thread: ESRCH\n");
+	printf("PASS owner\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -540,6 +662,8 @@ int main(int argc, char **argv)
 		return sched_test();
 	if (strcmp(what, "timer") == 0)
 		return timer_test();
-	fprintf(stderr, "usage: tids ids|tgkill|affinity|proc|sched|timer\n");
+	if (strcmp(what, "owner") == 0)
+		return owner_test();
+	fprintf(stderr, "usage: tids ids|tgkill|affinity|proc|sched|timer|owner\n");
 	return 2;
 }
