@@ -7,7 +7,8 @@
  *                   move between processors) and read both again: every
  *                   id is constant, the two agree, no two live threads
  *                   share one, none is the process id but main's, which
- *                   is; set_tid_address gives the same id back; then
+ *                   is; set_tid_address gives the same id back, and
+ *                   glibc's record of a mutex's owner is that id; then
  *                   100 threads made and joined one after another all
  *                   have different ids (an ended thread's id is not the
  *                   next thread's, as CPython's test_threading expects)
@@ -70,6 +71,21 @@
 static pthread_barrier_t all_read;
 static int first_id[NIDS], last_id[NIDS];
 
+/* glibc records the owner of a locked mutex by the owner's id */
+static void check_mutex_owner(const char *who)
+{
+	pthread_mutexattr_t a;
+	pthread_mutex_t m;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&m, &a);
+	CHECK(pthread_mutex_lock(&m) == 0, "pthread_mutex_lock");
+	CHECK(m.__data.__owner == gettid(), "%s: the mutex's owner is %d, its id %d", who,
+	      m.__data.__owner, gettid());
+	pthread_mutex_unlock(&m);
+	pthread_mutex_destroy(&m);
+}
+
 static void *id_reader(void *arg)
 {
 	long k = (long)arg;
@@ -82,6 +98,8 @@ static void *id_reader(void *arg)
 		CHECK(gettid() == id, "thread %ld: id %d became %d", k, id, gettid());
 	}
 	last_id[k] = (int)syscall(SYS_gettid);
+	if (k % 100 == 0)
+		check_mutex_owner("a thread");
 	int *addr = NULL;
 	CHECK(prctl(PR_GET_TID_ADDRESS, &addr) == 0, "PR_GET_TID_ADDRESS: %s", strerror(errno));
 	long r = syscall(SYS_set_tid_address, addr);
@@ -107,6 +125,7 @@ static int ids(void)
 {
 	CHECK(gettid() == getpid(), "main's id %d is not the process id %d", gettid(), getpid());
 	CHECK(syscall(SYS_gettid) == getpid(), "main's syscall(SYS_gettid) is not the process id");
+	check_mutex_owner("main");
 	CHECK(pthread_barrier_init(&all_read, NULL, NIDS + 1) == 0, "pthread_barrier_init");
 	static pthread_t th[NIDS];
 	pthread_attr_t a;
