@@ -78,9 +78,18 @@ static int poller_init(void)
 			} else {
 				evfd = (int)ev;
 				st_rel(&epfd, (int)ep);
-				/* an M may sleep in the futex path: let it come
-				 * round to epoll */
-				netpoll_break();
+				/* A break made before the instance existed may
+				 * have left `pending` set with nothing written
+				 * (no M was in the futex path to take it): then
+				 * netpoll_break would never write again, and an
+				 * M blocked in epoll would sleep through every
+				 * timer. Write one now, whatever `pending` says,
+				 * so the flag and the eventfd agree; it also
+				 * brings an M sleeping in the futex path round
+				 * to epoll. */
+				st_rel(&pending, 1u);
+				uint64_t one = 1;
+				arch_syscall3(SYS_write, evfd, &one, sizeof one);
 				if (ld_acq(&futex_sleepers))
 					os_futex_wake(&pending, 1);
 			}

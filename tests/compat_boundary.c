@@ -104,6 +104,24 @@ Test(boundary, a_signal_ends_a_wait_on_nothing, .timeout = TEST_TIMEOUT)
 	same_as_nptl("signalonly");
 }
 
+/* signalonly, then select, in one process, 20 times under libgmp: the
+ * wake-ups of the waits on nothing, made before libgmp watched any
+ * descriptor, once left the poller's wake-up flag set with nothing
+ * written, and the M that then waited for the pipe slept through the
+ * writer's 100 ms timer for good (about 1 run in 25). */
+Test(boundary, a_timer_fires_after_waits_on_nothing, .timeout = 3 * RUN_TIMEOUT + 10)
+{
+	same_as_nptl("thenselect");
+	for (int i = 0; i < 20; i++) {
+		struct run r = run_sub("boundary", "thenselect", 0, NULL, 10);
+		if (run_code(&r) != 0)
+			run_dump("under libgmp", &r);
+		cr_assert_eq(run_code(&r), 0, "run %d of thenselect under libgmp: exit code %d", i,
+			     run_code(&r));
+		run_free(&r);
+	}
+}
+
 /* A process-shared semaphore, a named one and a process-shared barrier
  * that a forked child posts or reaches: another process's futex, which
  * only glibc's wait sees (multiprocessing's locks are such semaphores). */

@@ -37,6 +37,10 @@
  *   boundary select      select on an empty pipe, interrupted by SIGALRM
  *                        (no SA_RESTART): EINTR with the set unchanged, then
  *                        the same set sees a byte written 100 ms later
+ *   boundary thenselect  signalonly, then select, in one process: the
+ *                        waits on nothing come before any descriptor is
+ *                        watched, and the writer's 100 ms sleep must still
+ *                        end once one is
  *   boundary psem        a forked child posts a process-shared semaphore and
  *                        a named one, and meets the parent at a
  *                        process-shared barrier, each 100 ms late
@@ -739,8 +743,10 @@ int main(int argc, char **argv)
 		r = do_psem();
 	else if (strcmp(what, "signalonly") == 0)
 		r = do_signalonly();
+	else if (strcmp(what, "thenselect") == 0)
+		r = do_signalonly() || do_select();
 	else {
-		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr|unseen|select|psem|signalonly\n");
+		fprintf(stderr, "usage: boundary inline|splice|stdio|forkexec|flags|noeintr|unseen|select|psem|signalonly|thenselect\n");
 		return 2;
 	}
 	if (r == 0)
