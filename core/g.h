@@ -143,6 +143,9 @@ struct g {
 	struct rt_mutex lock;		/* before sched.lock and timers.lock */
 	bool detached;
 	bool exited;
+	/* reaped by a join: until the G starts another thread, its
+	 * pthread_t names a thread that is gone (ESRCH, as glibc's) */
+	bool joined;
 	struct g *joiner;		/* a G, G_JOINER_FOREIGN or NULL */
 	uint64_t joinseq;		/* the joiner's wake-up seq (g_arm) */
 	_Atomic uint32_t exit_futex;	/* 1 once exited; foreign joiners wait here */

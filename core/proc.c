@@ -164,9 +164,12 @@ void proc_discard(struct g *gp, uint32_t from)
 	gfput_any(gp);
 }
 
-void proc_reap(struct g *gp)
+void proc_reap(struct g *gp, bool joined)
 {
-	gp->detached = true;	/* a second join or detach gets EINVAL */
+	/* a second join or detach gets ESRCH after a join, EINVAL after a
+	 * detach, as glibc's (which marks a joined thread's id -1) */
+	gp->joined = joined;
+	gp->detached = true;
 	gp->joiner = NULL;
 	gfput_any(gp);
 }

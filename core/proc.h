@@ -32,7 +32,7 @@ void proc_start(struct g *gp, uint32_t from);
 /* proc_new failed after getting gp, or gp was never started: keep it. */
 void proc_discard(struct g *gp, uint32_t from);
 /* A dead G nobody needs any more (joined, or detached at exit). */
-void proc_reap(struct g *gp);
+void proc_reap(struct g *gp, bool joined);
 
 /*
  * Thread ids. A G's id is the one glibc keeps in its TCB (gettid() reads

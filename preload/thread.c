@@ -117,6 +117,7 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	gp->result = NULL;
 	gp->detached = ca->detached;
 	gp->exited = false;
+	gp->joined = false;
 	gp->joiner = NULL;
 	st_rlx(&gp->exit_futex, 0u);
 	gp->waitreason = WAIT_NONE;
@@ -252,10 +253,16 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 	if (r)
 		return r;
 	if (t == me)
-		return EDEADLK;
+		return deadline < 0 ? EBUSY : EDEADLK;	/* tryjoin: "still running" */
 	if (me && deadline >= 0)
 		door_testcancel(me);	/* a cancellation point (not tryjoin) */
 	rt_lock(&t->lock);
+	if (t->joined) {
+		/* joined already: glibc's "still running" test comes first
+		 * for tryjoin, then its check of a valid thread */
+		rt_unlock(&t->lock);
+		return deadline < 0 ? EBUSY : ESRCH;
+	}
 	if (deadline < 0 && !t->exited) {
 		/* tryjoin: "still running" comes before any other answer */
 		rt_unlock(&t->lock);
@@ -315,7 +322,7 @@ static int join_wait(pthread_t th, void **ret, int64_t deadline)
 	rt_unlock(&t->lock);
 	if (ret)
 		*ret = t->result;
-	proc_reap(t);
+	proc_reap(t, true);
 	return 0;
 }
 
@@ -395,6 +402,10 @@ GMP_EXPORT int pthread_detach(pthread_t th)
 	if (r)
 		return r < 0 ? real_pthread_detach(th) : r;
 	rt_lock(&t->lock);
+	if (t->joined) {
+		rt_unlock(&t->lock);
+		return ESRCH;
+	}
 	if (t->detached) {
 		rt_unlock(&t->lock);
 		return EINVAL;
@@ -406,7 +417,7 @@ GMP_EXPORT int pthread_detach(pthread_t th)
 	}
 	if (t->exited) {
 		rt_unlock(&t->lock);
-		proc_reap(t);
+		proc_reap(t, false);
 		return 0;
 	}
 	t->detached = true;

@@ -21,6 +21,23 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/*
+ * A thread that has ended: glibc answers these calls with what the
+ * kernel says of its id, 0 once the thread is gone and -1 once it was
+ * joined. libgmp gives the same answers: ESRCH for scheduling and the
+ * CPU clock, ENOENT for names (glibc's /proc file of the thread is
+ * gone), and for affinity success until it was joined (glibc's call
+ * with id 0 means the caller), ESRCH after.
+ */
+enum { LIVE, ENDED, JOINED };
+static int life(struct g *gp)
+{
+	rt_lock(&gp->lock);
+	int s = gp->joined ? JOINED : gp->exited ? ENDED : LIVE;
+	rt_unlock(&gp->lock);
+	return s;
+}
+
 GMP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
 	GMP_ENTRY(pthread_setname_np, th, name);
@@ -28,6 +45,8 @@ GMP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setname_np(th, name) : r;
+	if (life(gp) != LIVE)
+		return ENOENT;
 	size_t len = strlen(name);
 	if (len >= sizeof gp->name)
 		return ERANGE;
@@ -42,6 +61,8 @@ GMP_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getname_np(th, buf, len) : r;
+	if (life(gp) != LIVE)
+		return ENOENT;
 	if (len < sizeof gp->name)
 		return ERANGE;	/* glibc asks for room for the longest name */
 	memcpy(buf, gp->name, sizeof gp->name);
@@ -141,6 +162,9 @@ GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setaffinity_np(th, size, set) : r;
+	int l = life(gp);
+	if (l != LIVE)
+		return l == JOINED ? ESRCH : 0;
 	return pin(gp, size, set);
 }
 
@@ -171,6 +195,8 @@ GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getaffinity_np(th, size, set) : r;
+	if (life(gp) == JOINED)
+		return ESRCH;
 	return get_affinity(gp, size, set);
 }
 
@@ -271,6 +297,8 @@ GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sche
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setschedparam(th, policy, sp) : r;
+	if (life(gp) != LIVE)
+		return ESRCH;
 	return set_sched(gp, policy, sp->sched_priority);
 }
 
@@ -281,6 +309,8 @@ GMP_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_par
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getschedparam(th, policy, sp) : r;
+	if (life(gp) != LIVE)
+		return ESRCH;
 	*policy = gp->schedpolicy;
 	memset(sp, 0, sizeof *sp);
 	sp->sched_priority = gp->schedprio;
@@ -294,6 +324,8 @@ GMP_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_setschedprio(th, prio) : r;
+	if (life(gp) != LIVE)
+		return ESRCH;
 	return set_sched(gp, gp->schedpolicy, prio);
 }
 
@@ -399,6 +431,8 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 	int r = g_lookup(th, &gp);
 	if (r)
 		return r < 0 ? real_pthread_getcpuclockid(th, clk) : r;
+	if (life(gp) != LIVE)
+		return ESRCH;
 	*clk = (clockid_t)((~(unsigned)g_tid(gp) << 3) | 6);
 	return 0;
 }

@@ -1,0 +1,20 @@
+/*
+ * tests/compat_posix.c — compat tests of POSIX conformance (suite
+ * "posix"). Each test runs a tests/progs/posix_* program in a child
+ * process with a timeout: first under NPTL, where it must pass, then with
+ * libgmp preloaded (never into this runner), with the default processors
+ * and with one, and compares output and exit status.
+ */
+#include "tests/harness.h"
+
+#include <criterion/criterion.h>
+
+#define RUN_TIMEOUT 30
+#define TEST_TIMEOUT (3 * RUN_TIMEOUT + 10)
+
+/* Every thread function's answer for a running thread, an ended one, a
+ * joined one, a detached one (three ways) and the caller itself. */
+Test(posix, answers_in_each_part_of_a_threads_life, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_life", "life", RUN_TIMEOUT);
+}
