@@ -11,6 +11,7 @@
 #include "core/g.h"
 #include "core/os.h"
 #include "core/sched.h"
+#include "core/door.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -309,6 +310,39 @@ int wq_wait(struct wq_bucket *b, struct waiter *w, uint8_t reason)
 		}
 	}
 	return leave(w, r);
+}
+
+int wq_wait_resuming(struct wq_bucket *b, struct waiter *w, uint8_t reason,
+		     bool (*stop)(struct g *gp))
+{
+	struct g *gp = w->g;
+	if (!gp)
+		return wq_wait(b, w, reason);
+	for (;;) {
+		if (w->deadline)
+			g_timer_prepare(gp, w->deadline, w->seq);
+		gp->waitobj = (void *)w->addr;
+		g_park(park_unlock, w, reason);
+		if (w->deadline)
+			timer_del(&gp->timer);
+		if (ld_acq(&w->done))
+			return 0;
+		if (w->deadline && rt_nanotime() >= w->deadline)
+			return leave(w, ETIMEDOUT);
+		if (stop(gp))
+			return leave(w, EINTR);
+		/* a signal: its handlers run as the program's code, the
+		 * node still queued (a waker may take it meanwhile) */
+		door_signals(gp);
+		b = lock_node_bucket(w);
+		if (!w->queued) {
+			rt_unlock(&b->lock);
+			await_done(w);
+			return 0;
+		}
+		/* a waker that pops the node from now on reads this seq */
+		w->seq = g_arm(gp);
+	}
 }
 
 int wq_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint32_t bitset, int64_t deadline,

@@ -134,6 +134,16 @@ int wq_requeue(struct wq_bucket *bf, const void *from, struct wq_bucket *bt, con
  * thread that is not a G, a signal interrupted its sleep.
  */
 int wq_wait(struct wq_bucket *b, struct waiter *w, uint8_t reason);
+/*
+ * wq_wait for a wait that a signal's handler does not end (a condition
+ * variable's, as NPTL's): when a signal interrupts the G, its handlers
+ * run with the node still queued, so that no wake-up meant for it is
+ * lost, and the G waits again. It ends with EINTR (the node removed, its
+ * bucket locked) only when stop(gp) says so (a cancellation to act on).
+ * A thread that is not a G waits as in wq_wait.
+ */
+int wq_wait_resuming(struct wq_bucket *b, struct waiter *w, uint8_t reason,
+		     bool (*stop)(struct g *gp));
 
 /* Wake a popped node: ready its G or wake its thread. After this call the
  * node belongs to its waiter again. Valid TLS, not g0. */

@@ -98,8 +98,9 @@ GMP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 
 /* An int, 0 free, 1 held, as glibc's. A spinning G yields its P after a
  * bounded spin, so a holder that is not running (descheduled, or waiting
- * for this very P) gets to run and release it. Process-shared spinlocks
- * work the same (they never sleep). */
+ * for this very P) gets to run and release it, and runs the handlers of
+ * signals sent to it meanwhile. Process-shared spinlocks work the same
+ * (they never sleep). */
 #define SPIN_ROUNDS 100
 
 GMP_EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
@@ -125,10 +126,15 @@ GMP_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 			arch_cpu_relax();
 		if (!__atomic_load_n(l, __ATOMIC_RELAXED))
 			continue;
-		if (getg())
+		struct g *gp = getg();
+		if (gp) {
+			/* a signal for the spinning thread: its handler runs
+			 * now, as the kernel would run it in the spin */
+			door_signals_kept(gp);
 			g_yield();
-		else
+		} else {
 			real_sched_yield();
+		}
 	}
 }
 

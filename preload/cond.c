@@ -17,8 +17,8 @@
  * A wait is a cancellation point: the cancelled thread relocks the mutex
  * before its cleanup handlers run, and a signal it had consumed is passed
  * to another waiter. A signal handler for the waiting thread runs while
- * it waits (outside the mutex); the wait then returns 0 (a spurious
- * wake-up, which callers must allow).
+ * it waits (outside the mutex, still queued), and the wait goes on, as
+ * under NPTL.
  */
 #include "preload/sync.h"
 #include "core/sched.h"
@@ -126,6 +126,13 @@ static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	return r;
 }
 
+/* A condition wait ends early only for a cancellation it acts on; a
+ * signal's handler runs and the wait goes on, as under NPTL. */
+static bool cancel_requested(struct g *gp)
+{
+	return ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE;
+}
+
 /* clk < 0: no timeout. */
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 		     const struct timespec *abs)
@@ -151,7 +158,7 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 	gmp_mutex_unlock(m, false);
 	b = wq_lock(c);
-	int r = wq_wait(b, &w, WAIT_COND);
+	int r = wq_wait_resuming(b, &w, WAIT_COND, cancel_requested);
 	if (r) {
 		xadd(nwait(c), -1u);
 		wq_unlock(w.b);

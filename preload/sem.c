@@ -148,11 +148,15 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 			xadd(&g->nwait, -1u);
 			wq_unlock(w.b);
 			if (r == EINTR) {
-				/* a signal handler ends the wait; so does a
-				 * cancellation */
+				/* a cancellation ends the wait; so does a
+				 * signal's handler, unless it is SA_RESTART
+				 * and the wait has no timeout (the kernel's
+				 * rule for glibc's futex wait) */
 				if (gp) {
 					door_testcancel(gp);
-					if (!door_signals(gp))
+					bool restart;
+					if (!door_signals_restart(gp, &restart) ||
+					    (restart && !deadline))
 						continue;
 				}
 			}

@@ -74,6 +74,7 @@ static long futex_wait(_Atomic uint32_t *addr, int op, uint32_t val,
 		}
 	}
 	int r;
+again:
 	if (op & FUTEX_PRIVATE_FLAG) {
 		r = wq_futex_wait(addr, val, bitset, deadline, WAIT_FUTEX);
 	} else {
@@ -94,8 +95,13 @@ static long futex_wait(_Atomic uint32_t *addr, int op, uint32_t val,
 	}
 	if (r == EINTR) {
 		struct g *gp = getg();
-		if (gp && !door_signals(gp))
+		bool restart;
+		if (gp && !door_signals_restart(gp, &restart))
 			return 0;	/* not a signal: a spurious wake-up */
+		/* as the kernel: a wait without a timeout is restarted after
+		 * SA_RESTART handlers (the word is looked at again) */
+		if (gp && restart && !ts)
+			goto again;
 	}
 	return r ? fail(r) : 0;
 }

@@ -18,3 +18,16 @@ Test(posix, answers_in_each_part_of_a_threads_life, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_life", "life", RUN_TIMEOUT);
 }
+
+/* pthread_kill to a thread in each kind of wait: the handler (which
+ * locks, waits and posts) runs during the wait, which goes on or ends
+ * with EINTR as under NPTL; without SA_RESTART and with it. */
+Test(posix, a_signal_to_a_waiting_thread_runs_its_handler, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_signals", "plain", RUN_TIMEOUT);
+}
+
+Test(posix, a_restarting_handler_resumes_the_wait, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_signals", "restart", RUN_TIMEOUT);
+}
