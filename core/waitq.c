@@ -269,18 +269,25 @@ static int leave(struct waiter *w, int r)
 	return r;
 }
 
+/* Park G gp on w (its bucket locked), with w's deadline: true when a
+ * waker popped w. */
+static bool park_on(struct g *gp, struct waiter *w, uint8_t reason)
+{
+	if (w->deadline)
+		g_timer_prepare(gp, w->deadline, w->seq);
+	gp->waitobj = (void *)w->addr;
+	g_park(park_unlock, w, reason);
+	if (w->deadline)
+		timer_del(&gp->timer);
+	return ld_acq(&w->done);
+}
+
 int wq_wait(struct wq_bucket *b, struct waiter *w, uint8_t reason)
 {
 	struct g *gp = w->g;
 	int r;
 	if (gp) {
-		if (w->deadline)
-			g_timer_prepare(gp, w->deadline, w->seq);
-		gp->waitobj = (void *)w->addr;
-		g_park(park_unlock, w, reason);
-		if (w->deadline)
-			timer_del(&gp->timer);
-		if (ld_acq(&w->done))
+		if (park_on(gp, w, reason))
 			return 0;
 		return leave(w, w->deadline && rt_nanotime() >= w->deadline ? ETIMEDOUT : EINTR);
 	}
@@ -319,13 +326,7 @@ int wq_wait_resuming(struct wq_bucket *b, struct waiter *w, uint8_t reason,
 	if (!gp)
 		return wq_wait(b, w, reason);
 	for (;;) {
-		if (w->deadline)
-			g_timer_prepare(gp, w->deadline, w->seq);
-		gp->waitobj = (void *)w->addr;
-		g_park(park_unlock, w, reason);
-		if (w->deadline)
-			timer_del(&gp->timer);
-		if (ld_acq(&w->done))
+		if (park_on(gp, w, reason))
 			return 0;
 		if (w->deadline && rt_nanotime() >= w->deadline)
 			return leave(w, ETIMEDOUT);
