@@ -31,3 +31,31 @@ Test(posix, a_restarting_handler_resumes_the_wait, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_signals", "restart", RUN_TIMEOUT);
 }
+
+/* Process-shared mutexes (every type, robust, priority-inheriting), a
+ * condition variable and a barrier between a parent and the child it
+ * forks: the child is another owner, and they meet on the condvar and
+ * the barrier; forked by main, and by another thread. */
+Test(posix, process_shared_objects_across_fork_from_main, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_fork", "main", RUN_TIMEOUT);
+}
+
+Test(posix, process_shared_objects_across_fork_from_a_thread, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_fork", "thread", RUN_TIMEOUT);
+}
+
+/* Cancellation in a condition wait on a CLOCK_MONOTONIC condvar, timed
+ * or not: cancelled, cleanup run with the mutex held. */
+Test(posix, cancel_in_a_monotonic_condition_wait, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_misc", "condcancel", RUN_TIMEOUT);
+}
+
+/* sem_timedwait's answers for past, malformed and negative times, on a
+ * semaphore that can and one that cannot be decremented. */
+Test(posix, sem_timedwait_checks_in_glibcs_order, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_misc", "semtimed", RUN_TIMEOUT);
+}

@@ -7,6 +7,10 @@ check_PROGRAMS += tests/progs/posix_life
 tests_progs_posix_life_LDADD = $(PROG_LIBS)
 check_PROGRAMS += tests/progs/posix_signals
 tests_progs_posix_signals_LDADD = $(PROG_LIBS)
+check_PROGRAMS += tests/progs/posix_fork
+tests_progs_posix_fork_LDADD = $(PROG_LIBS)
+check_PROGRAMS += tests/progs/posix_misc
+tests_progs_posix_misc_LDADD = $(PROG_LIBS)
 
 check_PROGRAMS += tests/compat_posix
 tests_compat_posix_SOURCES = tests/compat_posix.c tests/harness.c tests/harness.h
