@@ -84,6 +84,16 @@
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *), NULL) \
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *), NULL) \
 	X(pid_t, gettid, (void), "GLIBC_2.30") \
+	X(int, sighold, (int), NULL) \
+	X(int, sigrelse, (int), NULL) \
+	X(int, sigignore, (int), NULL) \
+	X(sighandler_t, sigset, (int, sighandler_t), NULL) \
+	X(int, sigblock, (int), NULL) \
+	X(int, sigsetmask, (int), NULL) \
+	X(int, siggetmask, (void), NULL) \
+	X(int, __sigpause, (int, int), NULL) \
+	X(int, sigpause, (int), NULL) \
+	X(int, __xpg_sigpause, (int), NULL) \
 	X(FILE *, fopen, (const char *, const char *), NULL) \
 	X(int, timer_create, (clockid_t, struct sigevent *, timer_t *), "GLIBC_2.34") \
 	X(int, timer_delete, (timer_t), "GLIBC_2.34") \

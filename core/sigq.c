@@ -23,8 +23,10 @@ struct sigrec {
 	_Atomic uint32_t state;
 	struct g *target;	/* NULL while POSTED without a target */
 	bool process;		/* posted for the process (routed to a G by sigq_poll) */
+	uint64_t seq;		/* order of posting: queued instances are taken FIFO */
 	siginfo_t info;
 };
+static _Atomic uint64_t post_seq;
 
 static struct sigrec recs[SIGQ_MAX];
 static _Atomic int nposted;	/* records POSTED (routed or not yet) */
@@ -73,6 +75,7 @@ bool sigq_post(struct g *target, const siginfo_t *info)
 			continue;
 		recs[i].target = target;
 		recs[i].process = target == NULL;
+		recs[i].seq = xadd(&post_seq, 1);
 		recs[i].info = *info;
 		st_rel(&recs[i].state, (uint32_t)REC_POSTED);
 		xadd(&nposted, 1);
@@ -264,29 +267,60 @@ bool sigq_pending_for(struct g *gp)
 	return (ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask)) != 0;
 }
 
-bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
+/* A record gp may take (routed to it, or, with process, posted for the
+ * process and not yet routed) of a signal in accept; its state in *st. */
+static bool takeable(struct sigrec *r, struct g *gp, uint64_t accept, bool process,
+		     uint32_t *st)
+{
+	*st = ld_acq(&r->state);
+	bool mine = *st == REC_ROUTED && r->target == gp;
+	bool unrouted = process && *st == REC_POSTED && !r->target;
+	return (mine || unrouted) && (sigq_bit(r->info.si_signo) & accept);
+}
+
+int sigq_lowest(struct g *gp, uint64_t accept, bool process)
 {
 	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))
-		return false;
-	for (int i = 0; i < SIGQ_MAX; i++) {
-		struct sigrec *r = &recs[i];
-		uint32_t st = ld_acq(&r->state);
-		bool mine = st == REC_ROUTED && r->target == gp;
-		bool unrouted = process && st == REC_POSTED && !r->target;
-		if ((!mine && !unrouted) || !(sigq_bit(r->info.si_signo) & accept) ||
-		    !cas_val(&r->state, st, (uint32_t)REC_TAKING))
-			continue;
-		*out = r->info;
-		if (unrouted)
+		return 0;
+	int low = 0;
+	uint32_t st;
+	for (int i = 0; i < SIGQ_MAX; i++)
+		if (takeable(&recs[i], gp, accept, process, &st) &&
+		    (!low || recs[i].info.si_signo < low))
+			low = recs[i].info.si_signo;
+	return low;
+}
+
+bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
+{
+	/* as the kernel: the lowest-numbered signal first, and of one
+	 * signal the instance posted first */
+	for (;;) {
+		int low = sigq_lowest(gp, accept, process);
+		if (!low)
+			return false;
+		struct sigrec *best = NULL;
+		uint32_t st, best_st = 0;
+		for (int i = 0; i < SIGQ_MAX; i++) {
+			struct sigrec *r = &recs[i];
+			if (takeable(r, gp, sigq_bit(low), process, &st) &&
+			    (!best || r->seq < best->seq)) {
+				best = r;
+				best_st = st;
+			}
+		}
+		if (!best || !cas_val(&best->state, best_st, (uint32_t)REC_TAKING))
+			continue;	/* taken or moved meanwhile: look again */
+		*out = best->info;
+		if (best_st == REC_POSTED)
 			xadd(&nposted, -1);
 		else
 			xadd(&nrouted, -1);
-		st_rel(&r->state, (uint32_t)REC_FREE);
-		if (mine)
+		st_rel(&best->state, (uint32_t)REC_FREE);
+		if (best_st == REC_ROUTED)
 			settle_pend(gp, out->si_signo);
 		return true;
 	}
-	return false;
 }
 
 
@@ -311,6 +345,11 @@ void sigq_want(struct g *gp, uint64_t set)
 void sigq_unwant(struct g *gp)
 {
 	count(nwant, xchg(&gp->sigwant, (uint64_t)0), -1);
+}
+
+bool sigq_blocked_any(int sig)
+{
+	return ld_rlx(&nblocked[sig - 1]) > 0;
 }
 
 bool sigq_wanting(int sig)

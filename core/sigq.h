@@ -60,8 +60,11 @@ void sigq_poll(struct p *pp);
 /* sigq_poll once more over every pending signal (a G unblocked some or
  * now waits for some). */
 void sigq_reroute(struct p *pp);
+/* The lowest-numbered signal in accept that sigq_take_mask would take
+ * now, or 0. */
+int sigq_lowest(struct g *gp, uint64_t accept, bool process);
 /* On gp: take one signal in `accept` routed to gp, or (process) one
- * pending for the process. */
+ * pending for the process: the lowest-numbered, the first posted of it. */
 bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out);
 /* Does gp have routed signals it does not block? */
 bool sigq_pending_for(struct g *gp);
@@ -73,6 +76,8 @@ void sigq_want(struct g *gp, uint64_t set);
 void sigq_unwant(struct g *gp);
 /* Does some G wait for sig? Async-signal-safe. */
 bool sigq_wanting(int sig);
+/* Does some live G block sig? */
+bool sigq_blocked_any(int sig);
 
 /* Async context: the G the interrupted OS thread was running, judged
  * from the interrupted stack pointer; NULL on g0, an idle M, or a thread

@@ -65,6 +65,8 @@ static bool runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
+	/* what the main thread blocks from the start (see gmp_sig_blocked) */
+	gmp_sig_blocked(ld_rlx(&mg->sigmask));
 	/* the trace is written out when a signal kills the process, so the
 	 * usual fatal ones go through libgmp's trampoline (their action
 	 * stays the program's) */

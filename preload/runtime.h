@@ -42,6 +42,9 @@ _Noreturn void gmp_cancel_act(struct g *gp);
  * at their default or ignore action (the action itself is kept), so that
  * one delivered to any thread can be handed to a G waiting for it. */
 void gmp_sig_catch(uint64_t set);
+/* signal.c: the signals in set were just blocked by a G: those at their
+ * default action get the trampoline (see there). */
+void gmp_sig_blocked(uint64_t set);
 /* signal.c: keep libgmp's trampoline on SCHED_SIG (core/sched.h), for
  * sysmon's requests, with the program's own action behind it. */
 void gmp_signal_init(void);

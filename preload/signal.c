@@ -39,6 +39,8 @@
 /* The program's actions; written under lock, read by the trampoline. */
 static struct sigaction user_act[NSIG];
 static bool user_set[NSIG];		/* user_act[sig] is authoritative */
+/* Signals whose kernel action is the trampoline (written under act_lock) */
+static _Atomic uint64_t tramp_set;
 static struct rt_mutex act_lock;
 
 /* A signal whose default action must happen now. */
@@ -302,6 +304,8 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	sigq_post(NULL, info);
 }
 
+static bool catchable(int sig);
+
 static bool is_handler(const struct sigaction *a)
 {
 	return (a->sa_flags & SA_SIGINFO) ||
@@ -333,8 +337,21 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		if (sig == SCHED_SIG)
 			k.sa_flags |= SA_RESTART;
 		r = real_sigaction(sig, &k, &kold);
+		if (r == 0)
+			atomic_fetch_or(&tramp_set, sigq_bit(sig));
+	} else if (act && act->sa_handler == SIG_DFL && sigq_blocked_any(sig) && catchable(sig)) {
+		/* a default action for a signal some thread blocks: the
+		 * trampoline keeps it (gmp_sig_blocked) */
+		struct sigaction k = *act;
+		k.sa_sigaction = trampoline;
+		k.sa_flags = SA_RESTART | SA_SIGINFO;
+		r = real_sigaction(sig, &k, &kold);
+		if (r == 0)
+			atomic_fetch_or(&tramp_set, sigq_bit(sig));
 	} else {
 		r = real_sigaction(sig, act, &kold);
+		if (r == 0 && act)
+			atomic_fetch_and(&tramp_set, ~sigq_bit(sig));
 	}
 	bool handler = r == 0 && act && is_handler(act);
 	if (r == 0) {
@@ -366,7 +383,8 @@ static void take_over_locked(int sig, const struct sigaction *old, int flags)
 	struct sigaction k = *old;
 	k.sa_sigaction = trampoline;
 	k.sa_flags = flags | SA_SIGINFO;
-	real_sigaction(sig, &k, NULL);
+	if (real_sigaction(sig, &k, NULL) == 0)
+		atomic_fetch_or(&tramp_set, sigq_bit(sig));
 }
 
 void gmp_signal_init(void)
@@ -393,11 +411,38 @@ void gmp_signal_init(void)
 	rt_unlock(&act_lock);
 }
 
+static bool catchable(int sig)
+{
+	return sig != SIGKILL && sig != SIGSTOP && sig != 32 && sig != 33;
+}
+
+/*
+ * Signals a thread blocks at their default action: an OS thread between
+ * Gs still has the kernel mask of the last G it ran, which may not block
+ * them, and the kernel would carry out the default action there (ending
+ * the process) where NPTL keeps the signal pending for a thread that
+ * takes it. The trampoline takes them instead, and routes them to a G
+ * that takes them, or keeps them pending for the process.
+ */
+void gmp_sig_blocked(uint64_t set)
+{
+	set &= ~ld_acq(&tramp_set);
+	for (int sig = 1; set && sig < 64 && sig < NSIG; sig++) {
+		if (!(set & sigq_bit(sig)) || !catchable(sig))
+			continue;
+		struct sigaction old;
+		rt_lock(&act_lock);
+		if (real_sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == SIG_DFL)
+			take_over_locked(sig, &old, SA_RESTART);
+		rt_unlock(&act_lock);
+	}
+}
+
 void gmp_sig_catch(uint64_t set)
 {
 	for (int sig = 1; sig < 64 && sig < NSIG; sig++) {
-		if (!(set & sigq_bit(sig)) || sig == SIGKILL || sig == SIGSTOP || sig == 32 ||
-		    sig == 33)
+		if (!(set & sigq_bit(sig)) || !catchable(sig))
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);

@@ -58,6 +58,8 @@ static uint64_t set_mask(struct g *gp, uint64_t mask)
 	uint64_t old = ld_rlx(&gp->sigmask);
 	st_rel(&gp->sigmask, mask);
 	sigq_mask_change(old, mask);
+	if (mask & ~old)
+		gmp_sig_blocked(mask & ~old);
 	sched_apply_sigmask(gp);
 	if (old & ~mask) {
 		/* signals waiting for this G, or for the process, may now be
@@ -208,11 +210,25 @@ static void sig_park(struct g *gp, uint64_t want, int64_t deadline)
 
 /* Take a signal in want that is already pending: routed to this G, for
  * the process, or in the kernel (for this OS thread or the process). */
+static bool kernel_take(uint64_t k, siginfo_t *info);
+
 static bool take_pending(struct g *gp, uint64_t want, siginfo_t *info)
 {
-	if (sigq_take_mask(gp, want, true, info))
+	/* the lowest-numbered signal first, wherever it waits: the
+	 * kernel's pending ones numbered below libgmp's lowest, then that */
+	int low = sigq_lowest(gp, want, true);
+	if (!low)
+		return kernel_take(want, info);
+	uint64_t below = want & (sigq_bit(low) - 1);
+	if (below && kernel_take(below, info))
 		return true;
-	uint64_t k = want;
+	return sigq_take_mask(gp, want, true, info) || kernel_take(want, info);
+}
+
+/* Take a signal in k pending in the kernel (for this OS thread or the
+ * process), without waiting. */
+static bool kernel_take(uint64_t k, siginfo_t *info)
+{
 	struct timespec zero = {0, 0};
 	for (;;) {
 		long r = arch_syscall4(SYS_rt_sigtimedwait, &k, info, &zero, 8);
@@ -336,4 +352,157 @@ GMP_EXPORT int pause(void)
 	if (!gp)
 		return real_pause();
 	return suspend(gp, ld_rlx(&gp->sigmask));
+}
+
+/* --- the System V and BSD mask functions ------------------------------------------- */
+
+/*
+ * glibc's sighold, sigrelse, sigset, sigignore, sigpause, sigblock,
+ * sigsetmask and siggetmask change or read the mask (or the action) with
+ * its internal calls, past libgmp's sigprocmask and sigaction: the
+ * kernel's mask would change behind the G's, and be lost at its next
+ * switch. Here they go through the G's mask (and sigaction), with glibc's
+ * results and errors.
+ */
+
+static bool valid_sig(int sig)
+{
+	return sig > 0 && sig < NSIG;
+}
+
+/* One signal added to (how SIG_BLOCK) or taken from the mask. */
+static int change_one(int how, int sig)
+{
+	if (!valid_sig(sig)) {
+		errno = EINVAL;
+		return -1;
+	}
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	return sigprocmask(how, &s, NULL);
+}
+
+GMP_EXPORT int sighold(int sig)
+{
+	GMP_PASS(sighold, sig);
+	return change_one(SIG_BLOCK, sig);
+}
+
+GMP_EXPORT int sigrelse(int sig)
+{
+	GMP_PASS(sigrelse, sig);
+	return change_one(SIG_UNBLOCK, sig);
+}
+
+GMP_EXPORT int sigignore(int sig)
+{
+	GMP_PASS(sigignore, sig);
+	struct sigaction a = {0};
+	a.sa_handler = SIG_IGN;
+	sigemptyset(&a.sa_mask);
+	return sigaction(sig, &a, NULL);
+}
+
+GMP_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+{
+	GMP_PASS(sigset, sig, disp);
+	if (!valid_sig(sig)) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigset_t s, old;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	struct sigaction prev;
+	if (disp == SIG_HOLD) {
+		if (sigprocmask(SIG_BLOCK, &s, &old) < 0 || sigaction(sig, NULL, &prev) < 0)
+			return SIG_ERR;
+		return sigismember(&old, sig) ? SIG_HOLD : prev.sa_handler;
+	}
+	struct sigaction a = {0};
+	a.sa_handler = disp;
+	sigemptyset(&a.sa_mask);
+	if (sigaction(sig, &a, &prev) < 0 || sigprocmask(SIG_UNBLOCK, &s, &old) < 0)
+		return SIG_ERR;
+	return sigismember(&old, sig) ? SIG_HOLD : prev.sa_handler;
+}
+
+/* BSD masks: an int whose bit n - 1 is signal n. */
+static int bsd_mask(int how, int mask)
+{
+	sigset_t s, old;
+	sigemptyset(&s);
+	for (int sig = 1; sig <= 32 && sig < NSIG; sig++)
+		if ((unsigned)mask & (1u << (sig - 1)))
+			sigaddset(&s, sig);
+	if (sigprocmask(how, how == SIG_BLOCK && !mask ? NULL : &s, &old) < 0)
+		return -1;
+	int r = 0;
+	for (int sig = 1; sig <= 32 && sig < NSIG; sig++)
+		if (sigismember(&old, sig))
+			r |= (int)(1u << (sig - 1));
+	return r;
+}
+
+GMP_EXPORT int sigblock(int mask)
+{
+	GMP_PASS(sigblock, mask);
+	return bsd_mask(SIG_BLOCK, mask);
+}
+
+GMP_EXPORT int sigsetmask(int mask)
+{
+	GMP_PASS(sigsetmask, mask);
+	return bsd_mask(SIG_SETMASK, mask);
+}
+
+GMP_EXPORT int siggetmask(void)
+{
+	GMP_PASS(siggetmask);
+	return bsd_mask(SIG_BLOCK, 0);
+}
+
+/* sigpause: BSD's takes the mask to wait with; X/Open's (__xpg_sigpause,
+ * what <signal.h> names sigpause with _XOPEN_SOURCE) the one signal to
+ * let through. */
+static int sig_pause(int sig_or_mask, bool xpg)
+{
+	sigset_t s;
+	if (sigprocmask(SIG_BLOCK, NULL, &s) < 0)
+		return -1;
+	if (xpg) {
+		if (!valid_sig(sig_or_mask)) {
+			errno = EINVAL;
+			return -1;
+		}
+		sigdelset(&s, sig_or_mask);
+	} else {
+		sigemptyset(&s);
+		for (int sig = 1; sig <= 32 && sig < NSIG; sig++)
+			if ((unsigned)sig_or_mask & (1u << (sig - 1)))
+				sigaddset(&s, sig);
+	}
+	return sigsuspend(&s);
+}
+
+GMP_EXPORT int __sigpause(int sig_or_mask, int is_sig)
+{
+	GMP_PASS(__sigpause, sig_or_mask, is_sig);
+	return sig_pause(sig_or_mask, is_sig);
+}
+
+/* <signal.h> gives X/Open's the name sigpause (as __xpg_sigpause):
+ * BSD's, the symbol sigpause, is defined under its own name */
+int bsd_sigpause(int mask) __asm__("sigpause");
+GMP_EXPORT int bsd_sigpause(int mask)
+{
+	GMP_PASS(sigpause, mask);
+	return sig_pause(mask, false);
+}
+
+GMP_EXPORT int __xpg_sigpause(int sig)
+{
+	GMP_PASS(__xpg_sigpause, sig);
+	return sig_pause(sig, true);
 }

@@ -59,3 +59,11 @@ Test(posix, sem_timedwait_checks_in_glibcs_order, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_misc", "semtimed", RUN_TIMEOUT);
 }
+
+/* sighold, sigrelse, sigblock, sigsetmask, siggetmask, sigset and
+ * sigignore act on the thread's own mask and actions: a held signal
+ * raised stays pending across the thread's moves. */
+Test(posix, system_v_and_bsd_mask_functions, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_misc", "masks", RUN_TIMEOUT);
+}

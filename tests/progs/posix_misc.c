@@ -11,14 +11,25 @@
  *                          checks: a time already past, tv_nsec out of
  *                          range, a negative time, on a semaphore that can
  *                          and one that cannot be decremented
+ *   posix_misc masks       in a thread: sighold, then raise, then yields
+ *                          (the thread may move): the handler has not run,
+ *                          the signal is pending, and sigwaitinfo takes
+ *                          it; sigrelse, sigblock, sigsetmask, siggetmask,
+ *                          sigset with SIG_HOLD and with a handler, and
+ *                          sigignore act on the thread's mask and actions
+ *                          as sigprocmask and sigaction show them
  *
  * Prints what it saw and "PASS <what>".
  */
 #include "common.h"
 
+/* the System V and BSD mask functions are what it tests */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -118,6 +129,77 @@ static int semtimed(void)
 	return 0;
 }
 
+/* ---- the System V and BSD mask functions ------------------------------------------ */
+
+/* a signal's bit in a BSD mask (what the deprecated sigmask() gives) */
+#define BSD_BIT(sig) (1 << ((sig) - 1))
+
+static volatile sig_atomic_t usr1_ran;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_ran++;
+}
+
+static int blocked(int sig)
+{
+	sigset_t s;
+	pthread_sigmask(SIG_BLOCK, NULL, &s);
+	return sigismember(&s, sig);
+}
+
+static void *mask_thread(void *arg)
+{
+	(void)arg;
+	signal(SIGUSR1, on_usr1);
+	CHECK(sighold(SIGUSR1) == 0, "sighold");
+	raise(SIGUSR1);
+	for (int i = 0; i < 20; i++)
+		sched_yield();
+	sigset_t p;
+	sigpending(&p);
+	printf("sighold, raise, 20 yields: handler ran %d times, pending %d, blocked %d\n",
+	       (int)usr1_ran, sigismember(&p, SIGUSR1), blocked(SIGUSR1));
+	sigset_t w;
+	sigemptyset(&w);
+	sigaddset(&w, SIGUSR1);
+	siginfo_t si;
+	printf("sigwaitinfo takes signal %d\n", sigwaitinfo(&w, &si));
+	CHECK(sigrelse(SIGUSR1) == 0, "sigrelse");
+	printf("sigrelse: blocked %d\n", blocked(SIGUSR1));
+	int old = sigblock(BSD_BIT(SIGUSR2));
+	printf("sigblock: old mask has SIGUSR2 %d, now blocked %d\n",
+	       (old & BSD_BIT(SIGUSR2)) != 0, blocked(SIGUSR2));
+	printf("siggetmask has SIGUSR2: %d\n", (siggetmask() & BSD_BIT(SIGUSR2)) != 0);
+	old = sigsetmask(0);
+	printf("sigsetmask(0): old mask had SIGUSR2 %d, now blocked %d\n",
+	       (old & BSD_BIT(SIGUSR2)) != 0, blocked(SIGUSR2));
+	sighandler_t prev = sigset(SIGUSR1, SIG_HOLD);
+	printf("sigset(SIG_HOLD): previous is the handler %d, blocked %d\n", prev == on_usr1,
+	       blocked(SIGUSR1));
+	prev = sigset(SIGUSR1, on_usr1);
+	printf("sigset(handler): previous is SIG_HOLD %d, blocked %d\n", prev == SIG_HOLD,
+	       blocked(SIGUSR1));
+	CHECK(sigignore(SIGUSR1) == 0, "sigignore");
+	struct sigaction a;
+	sigaction(SIGUSR1, NULL, &a);
+	int before = usr1_ran;
+	raise(SIGUSR1);
+	printf("sigignore: action is SIG_IGN %d, raise ran the handler %d\n",
+	       a.sa_handler == SIG_IGN, (int)usr1_ran != before);
+	return NULL;
+}
+
+static int masks(void)
+{
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, mask_thread, NULL) == 0, "pthread_create");
+	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	printf("PASS masks\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -126,6 +208,8 @@ int main(int argc, char **argv)
 		return condcancel();
 	if (strcmp(what, "semtimed") == 0)
 		return semtimed();
-	fprintf(stderr, "usage: posix_misc condcancel|semtimed\n");
+	if (strcmp(what, "masks") == 0)
+		return masks();
+	fprintf(stderr, "usage: posix_misc condcancel|semtimed|masks\n");
 	return 2;
 }
