@@ -274,4 +274,12 @@ static inline int g_tid(struct g *gp)
 /* The id of the thread gp is about to start (proc_new). */
 void g_new_tid(struct g *gp);
 
+/* A real-time scheduling policy: such a thread runs on an OS thread of
+ * its own that carries the policy in the kernel (core/m.c m_main). */
+static inline bool g_rt_policy(int policy)
+{
+	int p = policy & ~SCHED_RESET_ON_FORK;
+	return p == SCHED_FIFO || p == SCHED_RR;
+}
+
 #endif

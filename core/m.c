@@ -299,6 +299,12 @@ void sched_after_fork(struct g *gp)
 
 
 
+void m_sched_other(int tid)
+{
+	struct sched_param sp = {.sched_priority = 0};
+	arch_syscall3(SYS_sched_setscheduler, tid, SCHED_OTHER, &sp);
+}
+
 void *m_main(void *arg)
 {
 	struct m *mp = arg;
@@ -316,6 +322,17 @@ void *m_main(void *arg)
 	cpu_set_t *mask = __atomic_load_n(&mp->cpumask, __ATOMIC_SEQ_CST);
 	if (mask)
 		arch_syscall3(SYS_sched_setaffinity, 0, mp->cpumask_size, mask);
+	/* the real-time policy of the G this thread is dedicated to, which
+	 * the kernel then applies to it as to an NPTL thread */
+	struct g *lg = __atomic_load_n(&mp->lockedg, __ATOMIC_ACQUIRE);
+	if (lg && g_rt_policy(lg->schedpolicy)) {
+		struct sched_param sp = {.sched_priority = lg->schedprio};
+		arch_syscall3(SYS_sched_setscheduler, 0, lg->schedpolicy, &sp);
+	} else if (g_rt_policy((int)arch_syscall1(SYS_sched_getscheduler, 0))) {
+		/* an ordinary M started by a real-time thread's: not its
+		 * policy (the kernel gave it the creator's) */
+		m_sched_other(0);
+	}
 	/* A locked M gets its P in stoplockedm, from whoever dequeues its G
 	 * (possibly before this thread even ran): leave nextp to it. A
 	 * locked M whose G ended before it started joins the idle Ms. */

@@ -842,7 +842,11 @@ static void goexit0(void *arg)
 	proc_stack_release(pp, gp);
 	struct m *lm = gp->lockedm;
 	if (lm) {
-		/* the dedicated M becomes an ordinary one */
+		/* the dedicated M becomes an ordinary one, without the
+		 * real-time policy it carried for gp */
+		int ltid = __atomic_load_n(&lm->tid, __ATOMIC_ACQUIRE);
+		if (ltid && g_rt_policy(gp->schedpolicy))
+			m_sched_other(ltid);
 		gp->lockedm = NULL;
 		__atomic_store_n(&lm->lockedg, (struct g *)NULL, __ATOMIC_RELEASE);
 		if (lm != mp)	/* pinned while running here: release it */

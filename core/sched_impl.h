@@ -28,6 +28,8 @@ extern struct m m0;
 extern sigset_t m_sigmask;
 extern int sched_pid;		/* the process the runtime runs */
 uint32_t m_rand(struct m *mp);
+/* Give OS thread tid (0: the caller) SCHED_OTHER, priority 0. */
+void m_sched_other(int tid);
 void m_wear_own_tls(struct m *mp);
 /* Stop the M until someone hands it a P (m_start); then hold that P. */
 void stopm(struct m *mp);

@@ -194,8 +194,9 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 		return err;
 	}
 	g_reset(gp, fn, arg, &ca);
-	/* pinned threads get an OS thread of their own */
-	if (ca.cpuset && m_new_locked(gp, ca.cpuset, ca.cpusetsize) != 0) {
+	/* pinned and real-time threads get an OS thread of their own */
+	if ((ca.cpuset || g_rt_policy(gp->schedpolicy)) &&
+	    m_new_locked(gp, ca.cpuset, ca.cpusetsize) != 0) {
 		proc_discard(gp, from);
 		return EAGAIN;
 	}

@@ -278,15 +278,35 @@ static int set_sched(struct g *gp, int policy, int prio)
 	if ((pol == SCHED_FIFO || pol == SCHED_RR) && prio > gp->schedprio &&
 	    prio > rlimit_cur(RLIMIT_RTPRIO) && !cap_sys_nice())
 		return EPERM;
+	int oldpolicy = gp->schedpolicy, oldprio = gp->schedprio;
+	gp->schedpolicy = policy;
+	gp->schedprio = prio;
+	if (g_rt_policy(policy) && !gp->lockedm) {
+		/* an OS thread of its own, which takes the policy as it
+		 * starts; the thread moves there at its next scheduling, at
+		 * once when it changed its own policy */
+		rt_lock(&gp->lock);
+		int err = gp->exited || gp->lockedm ? 0 : m_new_locked(gp, gp->affinity, gp->affinity_size);
+		rt_unlock(&gp->lock);
+		if (err) {
+			gp->schedpolicy = oldpolicy;
+			gp->schedprio = oldprio;
+			return err;
+		}
+		if (gp == getg())
+			g_yield();
+		return 0;
+	}
 	int tid = proc_os_thread(gp);
 	if (tid) {
 		struct sched_param sp = {.sched_priority = prio};
 		long r = arch_syscall3(SYS_sched_setscheduler, tid, policy, &sp);
-		if (r < 0)
+		if (r < 0) {
+			gp->schedpolicy = oldpolicy;
+			gp->schedprio = oldprio;
 			return (int)-r;
+		}
 	}
-	gp->schedpolicy = policy;
-	gp->schedprio = prio;
 	return 0;
 }
 

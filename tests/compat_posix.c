@@ -67,3 +67,11 @@ Test(posix, system_v_and_bsd_mask_functions, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_misc", "masks", RUN_TIMEOUT);
 }
+
+/* Real-time policies (explicit at creation, set by another thread, set
+ * by the thread itself, inherited) are carried by the thread's own OS
+ * thread in the kernel; a SCHED_OTHER thread's stays SCHED_OTHER. */
+Test(posix, real_time_policies_reach_the_kernel, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "rt", RUN_TIMEOUT);
+}
