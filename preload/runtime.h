@@ -59,6 +59,10 @@ int gmp_kill_g(struct g *gp, int sig, const union sigval *val);
  * (the signal is for nobody), 0 when it is no such timer's. Lock-free. */
 int gmp_timer_target(const siginfo_t *info, struct g **gpp);
 
+/* thread_np.c: may this process give a thread a real-time priority
+ * prio (CAP_SYS_NICE, or within RLIMIT_RTPRIO)? */
+bool gmp_rt_permitted(int prio);
+
 /* keys.c: run the destructors of gp's non-NULL key values. */
 void keys_run_destructors(struct g *gp);
 

@@ -73,6 +73,10 @@ static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
 		int lo = sched_get_priority_min(ca->policy), hi = sched_get_priority_max(ca->policy);
 		if (lo < 0 || ca->prio < lo || ca->prio > hi)
 			return EINVAL;
+		/* glibc's pthread_create fails when the kernel refuses the
+		 * policy for the new thread */
+		if (g_rt_policy(ca->policy) && !gmp_rt_permitted(ca->prio))
+			return EPERM;
 	}
 	cpu_set_t probe;
 	if (pthread_attr_getaffinity_np(attr, sizeof probe, &probe) == 0 && CPU_COUNT(&probe) &&

@@ -267,6 +267,11 @@ static long rlimit_cur(int res)
 	return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
 }
 
+bool gmp_rt_permitted(int prio)
+{
+	return prio <= rlimit_cur(RLIMIT_RTPRIO) || cap_sys_nice();
+}
+
 static int set_sched(struct g *gp, int policy, int prio)
 {
 	int pol = policy & ~SCHED_RESET_ON_FORK;
@@ -276,7 +281,7 @@ static int set_sched(struct g *gp, int policy, int prio)
 		return EINVAL;
 	/* real-time: privilege, or within RLIMIT_RTPRIO */
 	if ((pol == SCHED_FIFO || pol == SCHED_RR) && prio > gp->schedprio &&
-	    prio > rlimit_cur(RLIMIT_RTPRIO) && !cap_sys_nice())
+	    !gmp_rt_permitted(prio))
 		return EPERM;
 	int oldpolicy = gp->schedpolicy, oldprio = gp->schedprio;
 	gp->schedpolicy = policy;

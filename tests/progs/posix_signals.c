@@ -312,8 +312,10 @@ int main(int argc, char **argv)
 		atomic_store(&target, t);
 		while (!atomic_load(&in_wait))
 			sched_yield();
-		struct timespec settle = {0, 50000000};
-		nanosleep(&settle, NULL);	/* into the wait (the output says if not) */
+		/* into the wait: a thread that has said so takes a few
+		 * microseconds to get there (the output says if it did not) */
+		struct timespec into = {0, 200000000}, settle = {0, 50000000};
+		nanosleep(&into, NULL);
 		CHECK(pthread_kill(t, SIGUSR1) == 0, "pthread_kill");
 		struct timespec dl = in_seconds(CLOCK_REALTIME, 10);
 		int ran = 0;
