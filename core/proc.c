@@ -192,6 +192,11 @@ struct g *proc_by_tid(int tid)
 	return gp;
 }
 
+struct g *proc_target(int tid)
+{
+	return tid == 0 ? getg() : proc_by_tid(tid);
+}
+
 int proc_os_thread(struct g *gp)
 {
 	if (gp->lockedm)

@@ -37,14 +37,18 @@ void proc_reap(struct g *gp, bool joined);
 /*
  * Thread ids. A G's id is the one glibc keeps in its TCB (gettid() reads
  * it there): the main thread's is the process id, as under NPTL; any
- * other G's is GMP_TID_BASE + its index (core/g.h), above the largest
- * id Linux hands out (PID_MAX_LIMIT), so that no OS thread or process
- * can ever have it, and constant for the G's life; a G given an OS
- * thread of its own for a priority-protect mutex takes that thread's id.
+ * other G's is above the largest id Linux hands out (PID_MAX_LIMIT), so
+ * that no OS thread or process can ever have it, made of its index and
+ * a generation (core/g.h g_new_tid), and constant for the thread's
+ * life; a G given an OS thread of its own for a priority-protect mutex
+ * takes that thread's id.
  * proc_by_tid: the live G whose id is tid, or NULL (an OS thread's id:
  * the kernel's to answer). TLS-free.
  */
 struct g *proc_by_tid(int tid);
+/* The thread a call that takes a thread id means: the calling G for 0
+ * (valid TLS), else proc_by_tid(tid). */
+struct g *proc_target(int tid);
 /* The OS thread that carries gp's scheduling (policy, nice value, I/O
  * priority) in the kernel: the one dedicated to gp, or the main
  * thread's while it is the only thread (what it sets then, every OS

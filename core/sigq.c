@@ -278,46 +278,51 @@ static bool takeable(struct sigrec *r, struct g *gp, uint64_t accept, bool proce
 	return (mine || unrouted) && (sigq_bit(r->info.si_signo) & accept);
 }
 
-int sigq_lowest(struct g *gp, uint64_t accept, bool process)
+/* The record sigq_take_mask would take now, the kernel's order: the
+ * lowest-numbered signal, and of one signal the instance posted first;
+ * NULL if none. Its state in *st. */
+static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t *st)
 {
 	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))
-		return 0;
-	int low = 0;
+		return NULL;
+	struct sigrec *best = NULL;
+	uint32_t s;
+	for (int i = 0; i < SIGQ_MAX; i++) {
+		struct sigrec *r = &recs[i];
+		if (!takeable(r, gp, accept, process, &s))
+			continue;
+		if (!best || r->info.si_signo < best->info.si_signo ||
+		    (r->info.si_signo == best->info.si_signo && r->seq < best->seq)) {
+			best = r;
+			*st = s;
+		}
+	}
+	return best;
+}
+
+int sigq_lowest(struct g *gp, uint64_t accept, bool process)
+{
 	uint32_t st;
-	for (int i = 0; i < SIGQ_MAX; i++)
-		if (takeable(&recs[i], gp, accept, process, &st) &&
-		    (!low || recs[i].info.si_signo < low))
-			low = recs[i].info.si_signo;
-	return low;
+	struct sigrec *r = pick(gp, accept, process, &st);
+	return r ? r->info.si_signo : 0;
 }
 
 bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 {
-	/* as the kernel: the lowest-numbered signal first, and of one
-	 * signal the instance posted first */
 	for (;;) {
-		int low = sigq_lowest(gp, accept, process);
-		if (!low)
+		uint32_t st = 0;
+		struct sigrec *r = pick(gp, accept, process, &st);
+		if (!r)
 			return false;
-		struct sigrec *best = NULL;
-		uint32_t st, best_st = 0;
-		for (int i = 0; i < SIGQ_MAX; i++) {
-			struct sigrec *r = &recs[i];
-			if (takeable(r, gp, sigq_bit(low), process, &st) &&
-			    (!best || r->seq < best->seq)) {
-				best = r;
-				best_st = st;
-			}
-		}
-		if (!best || !cas_val(&best->state, best_st, (uint32_t)REC_TAKING))
+		if (!cas_val(&r->state, st, (uint32_t)REC_TAKING))
 			continue;	/* taken or moved meanwhile: look again */
-		*out = best->info;
-		if (best_st == REC_POSTED)
+		*out = r->info;
+		if (st == REC_POSTED)
 			xadd(&nposted, -1);
 		else
 			xadd(&nrouted, -1);
-		st_rel(&best->state, (uint32_t)REC_FREE);
-		if (best_st == REC_ROUTED)
+		st_rel(&r->state, (uint32_t)REC_FREE);
+		if (st == REC_ROUTED)
 			settle_pend(gp, out->si_signo);
 		return true;
 	}

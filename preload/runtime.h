@@ -54,10 +54,9 @@ int gmp_signal_g(struct g *gp, const siginfo_t *info);
  * calling thread, with glibc's siginfo; 0 or an error number. */
 int gmp_kill_g(struct g *gp, int sig, const union sigval *val);
 
-/* timer.c: the G a signal that reached the service thread is for, when a
- * timer made for a G sent it: 1 with *gpp set, -1 when that G has ended
- * (the signal is for nobody), 0 when it is no such timer's. Lock-free. */
-int gmp_timer_target(const siginfo_t *info, struct g **gpp);
+/* timer.c: the id of the G a signal that reached the service thread is
+ * for, when a timer made for a G sent it; else 0. Lock-free. */
+int gmp_timer_owner(const siginfo_t *info);
 
 /* thread_np.c: may this process give a thread a real-time priority
  * prio (CAP_SYS_NICE, or within RLIMIT_RTPRIO)? */

@@ -252,18 +252,19 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 
 	if (!is_m) {
 		if (sysmon_is_current()) {
-			/* a timer's or a descriptor's for a G, or one taken
-			 * for a G that waits */
-			struct g *tg;
+			/* a descriptor's or a timer's for a G (for nobody once
+			 * that G has ended, as under Linux), or one taken for
+			 * a G that waits */
 			siginfo_t fi;
+			const siginfo_t *si = &fi;
 			int owner = fd_sig_owner(info, &fi);
-			if (owner) {
-				tg = proc_by_tid(owner);
-				if (tg)
-					sigq_post(tg, &fi);
-			} else if (gmp_timer_target(info, &tg) >= 0) {
-				sigq_post(tg, info);
+			if (!owner) {
+				owner = gmp_timer_owner(info);
+				si = info;
 			}
+			struct g *tg = owner ? proc_by_tid(owner) : NULL;
+			if (!owner || tg)
+				sigq_post(tg, si);
 		}
 		else
 			call_handler(sig, info, uc);	/* a thread glibc made */

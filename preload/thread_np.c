@@ -200,18 +200,10 @@ GMP_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 	return get_affinity(gp, size, set);
 }
 
-/* The thread a call that takes a thread id means: the calling G for 0,
- * the G whose id it is (core/proc.h), or NULL for the kernel to answer
- * (an OS thread's id, a process's, or no thread's). */
-static struct g *tid_target(pid_t pid)
-{
-	return pid == 0 ? getg() : proc_by_tid(pid);
-}
-
 GMP_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
 	GMP_ENTRY(sched_setaffinity, pid, size, set);
-	struct g *gp = tid_target(pid);
+	struct g *gp = proc_target(pid);
 	if (!gp)
 		return real_sched_setaffinity(pid, size, set);
 	int err = pin(gp, size, set);
@@ -225,7 +217,7 @@ GMP_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 GMP_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
 	GMP_ENTRY(sched_getaffinity, pid, size, set);
-	struct g *gp = tid_target(pid);
+	struct g *gp = proc_target(pid);
 	if (!gp)
 		return real_sched_getaffinity(pid, size, set);
 	int err = get_affinity(gp, size, set);
@@ -245,9 +237,11 @@ GMP_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
  * PRIO_PROCESS, ioprio_set and ioprio_get), given 0 or a G's id, set and
  * read them there, and check them as the kernel checks an OS thread's.
  * They act in the kernel only where a G has an OS thread to itself (a
- * pinned G, or one that locked a priority-protect mutex), and, for the
- * main thread, while it is the only thread (a program that changes its
- * priority first thing: the OS threads started later inherit it).
+ * pinned G, a real-time one, or one that locked a priority-protect
+ * mutex), and, for the main thread, while it is the only thread (a
+ * program that changes its priority first thing: the OS threads
+ * started later inherit it). A G given a real-time policy gets such an
+ * OS thread (proc_os_thread, g_rt_policy).
  */
 
 static bool cap_sys_nice(void)
@@ -280,8 +274,7 @@ static int set_sched(struct g *gp, int policy, int prio)
 	if (lo < 0 || hi < 0 || prio < lo || prio > hi)
 		return EINVAL;
 	/* real-time: privilege, or within RLIMIT_RTPRIO */
-	if ((pol == SCHED_FIFO || pol == SCHED_RR) && prio > gp->schedprio &&
-	    !gmp_rt_permitted(prio))
+	if (g_rt_policy(pol) && prio > gp->schedprio && !gmp_rt_permitted(prio))
 		return EPERM;
 	int oldpolicy = gp->schedpolicy, oldprio = gp->schedprio;
 	gp->schedpolicy = policy;
@@ -363,7 +356,7 @@ static int fail(int err)
 GMP_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
 {
 	GMP_ENTRY(sched_setscheduler, pid, policy, sp);
-	struct g *gp = tid_target(pid);
+	struct g *gp = proc_target(pid);
 	if (!gp)
 		return real_sched_setscheduler(pid, policy, sp);
 	if (!sp)
@@ -375,7 +368,7 @@ GMP_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_para
 GMP_EXPORT int sched_getscheduler(pid_t pid)
 {
 	GMP_ENTRY(sched_getscheduler, pid);
-	struct g *gp = tid_target(pid);
+	struct g *gp = proc_target(pid);
 	if (!gp)
 		return real_sched_getscheduler(pid);
 	return gp->schedpolicy;
@@ -384,7 +377,7 @@ GMP_EXPORT int sched_getscheduler(pid_t pid)
 GMP_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 {
 	GMP_ENTRY(sched_setparam, pid, sp);
-	struct g *gp = tid_target(pid);
+	struct g *gp = proc_target(pid);
 	if (!gp)
 		return real_sched_setparam(pid, sp);
 	if (!sp)
@@ -396,7 +389,7 @@ GMP_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 GMP_EXPORT int sched_getparam(pid_t pid, struct sched_param *sp)
 {
 	GMP_ENTRY(sched_getparam, pid, sp);
-	struct g *gp = tid_target(pid);
+	struct g *gp = proc_target(pid);
 	if (!gp)
 		return real_sched_getparam(pid, sp);
 	if (!sp)
@@ -429,7 +422,7 @@ static int set_nice(struct g *gp, int nice)
 GMP_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 {
 	GMP_ENTRY(setpriority, which, who, prio);
-	struct g *gp = which == PRIO_PROCESS ? tid_target((pid_t)who) : NULL;
+	struct g *gp = which == PRIO_PROCESS ? proc_target((pid_t)who) : NULL;
 	if (!gp)
 		return real_setpriority(which, who, prio);
 	int err = set_nice(gp, prio);
@@ -439,7 +432,7 @@ GMP_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 GMP_EXPORT int getpriority(__priority_which_t which, id_t who)
 {
 	GMP_ENTRY(getpriority, which, who);
-	struct g *gp = which == PRIO_PROCESS ? tid_target((pid_t)who) : NULL;
+	struct g *gp = which == PRIO_PROCESS ? proc_target((pid_t)who) : NULL;
 	if (!gp)
 		return real_getpriority(which, who);
 	return gp->nice;

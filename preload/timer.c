@@ -126,15 +126,10 @@ GMP_EXPORT int timer_delete(timer_t t)
 	return r;
 }
 
-int gmp_timer_target(const siginfo_t *info, struct g **gpp)
+int gmp_timer_owner(const siginfo_t *info)
 {
-	*gpp = NULL;
 	if (info->si_code != SI_TIMER)
 		return 0;
 	struct slot *s = find(info->si_timerid);
-	int tid = s ? ld_acq(&s->tid) : 0;
-	if (!tid)
-		return 0;
-	*gpp = proc_by_tid(tid);
-	return *gpp ? 1 : -1;
+	return s ? ld_acq(&s->tid) : 0;
 }

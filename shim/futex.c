@@ -179,9 +179,7 @@ static long getaffinity_raw(pid_t pid, size_t size, cpu_set_t *set)
  * G's I/O priority, kept as preload/thread_np.c keeps its nice value. */
 static long ioprio(bool set, int which, int who, int ioprio)
 {
-	struct g *gp = NULL;
-	if (which == 1)	/* IOPRIO_WHO_PROCESS: a thread */
-		gp = who == 0 ? getg() : proc_by_tid(who);
+	struct g *gp = which == 1 ? proc_target(who) : NULL;	/* IOPRIO_WHO_PROCESS */
 	if (!gp)
 		return set ? real_syscall(SYS_ioprio_set, which, who, ioprio, 0, 0, 0)
 			   : real_syscall(SYS_ioprio_get, which, who, 0, 0, 0, 0);
@@ -243,7 +241,7 @@ GMP_EXPORT long syscall(long nr, ...)
 	case SYS_sched_setaffinity:
 		return sched_setaffinity((pid_t)a1, (size_t)a2, (const cpu_set_t *)a3);
 	case SYS_sched_getaffinity:
-		if (a1 == 0 || proc_by_tid((pid_t)a1))
+		if (proc_target((pid_t)a1))
 			return getaffinity_raw((pid_t)a1, (size_t)a2, (cpu_set_t *)a3);
 		break;
 	case SYS_sched_setscheduler:
