@@ -63,7 +63,11 @@ static struct waiter *find_head(struct wq_bucket *b, uintptr_t addr, struct wait
 	return NULL;
 }
 
-/* Link node w (not queued) into addr's queue. */
+/* Link node w (not queued, w->prio set) into addr's queue, in its place:
+ * the queue runs from the highest priority down, and w goes behind its
+ * equals, or in front of them when lifo. Ordinary waiters (prio 0) go to
+ * the back, or to the front of the ordinary ones, without a walk when no
+ * real-time waiter is queued. */
 static void link_node(struct wq_bucket *b, struct waiter *w, uintptr_t addr, bool lifo)
 {
 	struct waiter **link;
@@ -79,7 +83,18 @@ static void link_node(struct wq_bucket *b, struct waiter *w, uintptr_t addr, boo
 		b->heads = w;
 		return;
 	}
+	/* after: the node w goes behind (NULL: w becomes the head) */
+	struct waiter *after;
 	if (lifo) {
+		after = NULL;
+		for (struct waiter *n = h; n && n->prio > w->prio; n = n->next)
+			after = n;
+	} else {
+		after = h->tail;
+		while (after && after->prio < w->prio)
+			after = after->prev;
+	}
+	if (!after) {
 		/* w becomes the head */
 		w->prev = NULL;
 		w->next = h;
@@ -89,10 +104,13 @@ static void link_node(struct wq_bucket *b, struct waiter *w, uintptr_t addr, boo
 		*link = w;
 		return;
 	}
-	w->next = NULL;
-	w->prev = h->tail;
-	h->tail->next = w;
-	h->tail = w;
+	w->prev = after;
+	w->next = after->next;
+	if (after->next)
+		after->next->prev = w;
+	else
+		h->tail = w;
+	after->next = w;
 }
 
 /* Unlink node w from its queue (b locked, w queued). */
@@ -131,6 +149,7 @@ void wq_push(struct wq_bucket *b, struct waiter *w, const void *addr, uint32_t b
 	w->bitset = bitset;
 	w->deadline = deadline;
 	w->g = gp;
+	w->prio = gp && g_rt_policy(gp->schedpolicy) ? gp->schedprio : 0;
 	w->seq = gp ? g_arm(gp) : 0;
 	w->ticket = 0;
 	st_rlx(&w->done, 0u);

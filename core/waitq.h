@@ -4,7 +4,9 @@
  * Every blocking synchronization object (mutex, condvar, rwlock, barrier,
  * semaphore, once, the futex system call) waits here: a fixed table of
  * buckets, each a short runtime lock and, for each address hashed to it,
- * one FIFO queue of waiters. A waiter is a node on the waiting thread's
+ * one queue of waiters, in the kernel's futex order: a waiter with a
+ * real-time policy (SCHED_FIFO, SCHED_RR) before every waiter of a lower
+ * priority and every other waiter, first come first served among equals. A waiter is a node on the waiting thread's
  * own stack. The object keeps its state in its own memory (glibc's
  * layout); the table only holds who waits for it.
  *
@@ -56,7 +58,7 @@ struct waiter {
 	struct wq_bucket *b;		/* the bucket of addr; under the lock */
 	struct g *g;			/* the waiting G, or NULL (not a G) */
 	uint64_t seq;			/* g's armed wake-up seq */
-	struct waiter *next, *prev;	/* the address's FIFO */
+	struct waiter *next, *prev;	/* the address's queue */
 	struct waiter *qnext;		/* queue heads: next address's head */
 	struct waiter *tail;		/* queue heads: last node */
 	int64_t deadline;		/* CLOCK_MONOTONIC ns, 0 = none */
@@ -64,6 +66,9 @@ struct waiter {
 	 * WQ_BITSET_ANY otherwise */
 	uint32_t bitset;
 	uint32_t ticket;		/* written by the waker before wq_wake */
+	/* its place: the real-time priority (1..99) of a G with a real-time
+	 * policy, 0 for every other waiter */
+	int prio;
 	bool queued;			/* on a queue; under the lock */
 	/* 1 once the waker is done with the node; a waiter that is not a G
 	 * sleeps on it in the kernel. */
@@ -98,7 +103,8 @@ void wq_unlock2(struct wq_bucket *b1, struct wq_bucket *b2);
 
 /*
  * Queue the calling thread's node w for addr (b locked, b = its bucket):
- * at the back, or at the front when lifo, with its bitset and deadline
+ * behind the waiters of its priority or higher, or in front of the
+ * waiters of its priority or lower when lifo, with its bitset and deadline
  * (CLOCK_MONOTONIC ns, 0: none) for wq_wait. Fills in the rest of w: its
  * owner (the calling G, armed for a wake-up, or none), ticket, done.
  * Valid TLS (a G or another thread).
@@ -121,8 +127,8 @@ static inline bool wq_empty(struct wq_bucket *b, const void *addr)
 	return wq_peek(b, addr) == NULL;
 }
 /* Under the locks of both buckets (wq_lock2): move up to n waiters of
- * from (after skipping none) to the back of to's queue. Returns how many
- * moved. */
+ * from, first first, to to's queue, each in its place there. Returns how
+ * many moved. */
 int wq_requeue(struct wq_bucket *bf, const void *from, struct wq_bucket *bt, const void *to, int n);
 
 /*

@@ -75,3 +75,19 @@ Test(posix, real_time_policies_reach_the_kernel, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_rt", "rt", RUN_TIMEOUT);
 }
+
+/* Waiters with real-time priorities, and an ordinary one, are woken from
+ * a mutex, a semaphore, a condition variable and a futex word highest
+ * priority first, equals in the order they came, as the kernel's futex
+ * queues wake them under NPTL. */
+Test(posix, real_time_waiters_wake_in_priority_order, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "wakeorder", RUN_TIMEOUT);
+}
+
+/* Without privilege, real-time policies and a lower nice value are
+ * refused with glibc's errors (EPERM, EACCES). */
+Test(posix, real_time_policies_need_privilege, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "unprivileged", RUN_TIMEOUT);
+}

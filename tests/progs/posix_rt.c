@@ -10,6 +10,24 @@
  * call the library cannot see, that the OS thread they run on has that
  * policy and priority; a SCHED_OTHER thread's has SCHED_OTHER. Prints
  * what each found and "PASS rt".
+ *
+ * "wakeorder": threads of several real-time priorities wait, one after
+ * another, for a mutex, a semaphore, a condition variable and a futex
+ * word, and an ordinary thread too for the condition variable; main then
+ * lets them go one at a time. The kernel's futex queues, which glibc's
+ * objects wait on, wake the highest priority first and equals in the
+ * order they came, so each object prints the same order. Main starts the
+ * next waiter only when the last one sleeps: a real-time thread's
+ * /proc/self/task/<tid>/stat state is S; the condition variable's
+ * waiters have let go of its mutex, which main then takes. (An ordinary
+ * thread's sleep cannot be seen the same way where it shares its OS
+ * thread with main.)
+ *
+ * "unprivileged": main gives up root (user and group nobody), then a
+ * real-time policy is refused as glibc refuses it: pthread_create with
+ * an explicit SCHED_FIFO, pthread_setschedparam and sched_setscheduler
+ * fail with EPERM, a lower nice value with EACCES, and the threads keep
+ * SCHED_OTHER. Run as root; without root it checks nothing.
  */
 #include "common.h"
 
@@ -17,7 +35,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/resource.h>
+#include <linux/futex.h>
+#include <semaphore.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The policy and priority of the OS thread the caller runs on. */
 static void kernel_sched(int *policy, int *prio)
@@ -35,6 +59,16 @@ static void kernel_sched(int *policy, int *prio)
 static const char *pname(int p)
 {
 	return p == SCHED_FIFO ? "SCHED_FIFO" : p == SCHED_RR ? "SCHED_RR" : p == SCHED_OTHER ? "SCHED_OTHER" : "?";
+}
+
+/* Attributes that ask for an explicit policy and priority. */
+static void explicit_attr(pthread_attr_t *a, int policy, int prio)
+{
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, policy);
+	struct sched_param sp = {.sched_priority = prio};
+	pthread_attr_setschedparam(a, &sp);
 }
 
 static void report(const char *who)
@@ -103,21 +137,249 @@ static bool rt_allowed(void)
 	return true;
 }
 
-int main(void)
+/* --- wakeorder --- */
+
+#define NWAIT 6
+static const struct {
+	const char *name;
+	int policy, prio;
+} waiters[NWAIT] = {
+	{"A FIFO 10", SCHED_FIFO, 10}, {"B RR 30", SCHED_RR, 30}, {"C FIFO 20", SCHED_FIFO, 20},
+	{"D OTHER", SCHED_OTHER, 0},   {"E FIFO 30", SCHED_FIFO, 30}, {"F FIFO 20", SCHED_FIFO, 20},
+};
+
+enum kind { K_MUTEX, K_SEM, K_COND, K_FUTEX, NKIND };
+static const char *kind_name[NKIND] = {"mutex", "semaphore", "condvar", "futex"};
+
+static enum kind kind;
+static pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static sem_t sem;
+static _Atomic uint32_t fword;
+static atomic_int started[NWAIT], tids[NWAIT];
+static int order[NWAIT];
+static atomic_int norder;
+
+static void *waiter(void *arg)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!rt_allowed()) {
-		printf("real-time policies need privilege (CAP_SYS_NICE): nothing checked\n");
-		printf("PASS rt\n");
+	int i = (int)(intptr_t)arg;
+	atomic_store(&tids[i], gettid());
+	switch (kind) {
+	case K_MUTEX:
+		atomic_store(&started[i], 1);
+		CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+		order[atomic_load(&norder)] = i;
+		atomic_fetch_add(&norder, 1);
+		CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+		break;
+	case K_SEM:
+		atomic_store(&started[i], 1);
+		CHECK(sem_wait(&sem) == 0, "sem_wait: %s", strerror(errno));
+		order[atomic_load(&norder)] = i;
+		atomic_fetch_add(&norder, 1);
+		break;
+	case K_COND:
+		CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+		atomic_store(&started[i], 1);
+		CHECK(pthread_cond_wait(&cv, &mx) == 0, "cond_wait");
+		order[atomic_load(&norder)] = i;
+		atomic_fetch_add(&norder, 1);
+		CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+		break;
+	case K_FUTEX:
+		atomic_store(&started[i], 1);
+		while (atomic_load(&fword) == 0)
+			syscall(SYS_futex, &fword, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+		order[atomic_load(&norder)] = i;
+		atomic_fetch_add(&norder, 1);
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/* The scheduling state of thread tid, from /proc/self/task/<tid>/stat. */
+static char task_state(int tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+	int fd = open(path, O_RDONLY);
+	CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	CHECK(n > 0, "read %s", path);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	CHECK(p && p[1] == ' ', "stat format: %s", buf);
+	return p[2];
+}
+
+/* Wait (at most 10 s) until waiter i has started and sleeps. */
+static void await_asleep(int i)
+{
+	double end = now_sec() + 10;
+	while (!atomic_load(&started[i])) {
+		CHECK(now_sec() < end, "waiter %s never started", waiters[i].name);
+		usleep(1000);
+	}
+	while (task_state(atomic_load(&tids[i])) != 'S') {
+		CHECK(now_sec() < end, "waiter %s never slept", waiters[i].name);
+		usleep(1000);
+	}
+}
+
+static void wake_order(enum kind k)
+{
+	kind = k;
+	atomic_store(&norder, 0);
+	atomic_store(&fword, 0);
+	CHECK(sem_init(&sem, 0, 0) == 0, "sem_init");
+	if (k == K_MUTEX)
+		CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+	pthread_t t[NWAIT];
+	int nw = 0;
+	for (int i = 0; i < NWAIT; i++) {
+		atomic_store(&started[i], 0);
+		if (waiters[i].policy == SCHED_OTHER && k != K_COND)
+			continue;
+		nw++;
+		pthread_attr_t a;
+		if (waiters[i].policy != SCHED_OTHER)
+			explicit_attr(&a, waiters[i].policy, waiters[i].prio);
+		else
+			pthread_attr_init(&a);
+		CHECK(pthread_create(&t[i], &a, waiter, (void *)(intptr_t)i) == 0, "pthread_create");
+		pthread_attr_destroy(&a);
+		if (k == K_COND) {
+			/* it holds the mutex until it waits */
+			while (!atomic_load(&started[i]))
+				usleep(1000);
+			CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+			CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+		}
+		if (waiters[i].policy != SCHED_OTHER)
+			await_asleep(i);
+	}
+	for (int n = 0; n < nw; n++) {
+		switch (k) {
+		case K_MUTEX:
+			if (n == 0)
+				CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+			break;
+		case K_SEM:
+			CHECK(sem_post(&sem) == 0, "sem_post");
+			break;
+		case K_COND:
+			CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+			CHECK(pthread_cond_signal(&cv) == 0, "signal");
+			CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+			break;
+		case K_FUTEX:
+			/* one waiter sees the word set and leaves; it is cleared
+			 * again before the next wake-up */
+			atomic_store(&fword, 1);
+			CHECK(syscall(SYS_futex, &fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) == 1,
+			      "FUTEX_WAKE woke nobody");
+			break;
+		default:
+			break;
+		}
+		double end = now_sec() + 10;
+		while (atomic_load(&norder) < n + 1) {
+			CHECK(now_sec() < end, "%s: wake-up %d reached nobody", kind_name[k], n);
+			usleep(200);
+		}
+		if (k == K_FUTEX)
+			atomic_store(&fword, 0);
+	}
+	for (int i = 0; i < NWAIT; i++)
+		if (waiters[i].policy != SCHED_OTHER || k == K_COND)
+			CHECK(pthread_join(t[i], NULL) == 0, "join");
+	CHECK(atomic_load(&norder) == nw, "%d woken", atomic_load(&norder));
+	printf("%-10s woken:", kind_name[k]);
+	for (int n = 0; n < nw; n++)
+		printf(" [%s]", waiters[order[n]].name);
+	printf("\n");
+	sem_destroy(&sem);
+}
+
+static int wakeorder(void)
+{
+	for (enum kind k = 0; k < NKIND; k++)
+		wake_order(k);
+	printf("PASS wakeorder\n");
+	return 0;
+}
+
+/* --- unprivileged --- */
+
+static void *unpriv_thread(void *arg)
+{
+	(void)arg;
+	struct sched_param sp = {.sched_priority = 5};
+	int r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	printf("thread: pthread_setschedparam SCHED_FIFO 5: %s\n", strerror(r));
+	errno = 0;
+	r = sched_setscheduler(0, SCHED_RR, &sp);
+	printf("thread: sched_setscheduler SCHED_RR 5: %d %s\n", r, strerror(errno));
+	int pol;
+	CHECK(pthread_getschedparam(pthread_self(), &pol, &sp) == 0, "getschedparam");
+	printf("thread: policy %s %d\n", pname(pol), sp.sched_priority);
+	int kpol, kprio;
+	kernel_sched(&kpol, &kprio);
+	printf("thread: its OS thread: %s %d\n", pname(kpol), kprio);
+	return NULL;
+}
+
+static int unprivileged(void)
+{
+	if (getuid() != 0) {
+		printf("not root: nothing checked\n");
+		printf("PASS unprivileged\n");
 		return 0;
 	}
+	CHECK(setgroups(0, NULL) == 0, "setgroups: %s", strerror(errno));
+	CHECK(setresgid(65534, 65534, 65534) == 0, "setresgid: %s", strerror(errno));
+	CHECK(setresuid(65534, 65534, 65534) == 0, "setresuid: %s", strerror(errno));
 	pthread_t t;
 	pthread_attr_t a;
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	explicit_attr(&a, SCHED_FIFO, 10);
 	struct sched_param sp = {.sched_priority = 10};
-	pthread_attr_setschedparam(&a, &sp);
+	int r = pthread_create(&t, &a, explicit_fifo, NULL);
+	printf("pthread_create SCHED_FIFO 10: %s\n", strerror(r));
+	if (r == 0)
+		pthread_join(t, NULL);
+	pthread_attr_destroy(&a);
+	r = pthread_setschedparam(pthread_self(), SCHED_RR, &sp);
+	printf("main: pthread_setschedparam SCHED_RR 10: %s\n", strerror(r));
+	errno = 0;
+	r = setpriority(PRIO_PROCESS, 0, -5);
+	printf("main: setpriority -5: %d %s\n", r, strerror(errno));
+	CHECK(pthread_create(&t, NULL, unpriv_thread, NULL) == 0, "pthread_create");
+	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	printf("PASS unprivileged\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *mode = argc > 1 ? argv[1] : "rt";
+	if (strcmp(mode, "unprivileged") == 0)
+		return unprivileged();
+	if (!rt_allowed()) {
+		printf("real-time policies need privilege (CAP_SYS_NICE): nothing checked\n");
+		printf("PASS %s\n", mode);
+		return 0;
+	}
+	if (strcmp(mode, "wakeorder") == 0)
+		return wakeorder();
+	CHECK(strcmp(mode, "rt") == 0, "unknown mode %s", mode);
+	pthread_t t;
+	pthread_attr_t a;
+	explicit_attr(&a, SCHED_FIFO, 10);
+	struct sched_param sp = {.sched_priority = 10};
 	CHECK(pthread_create(&t, &a, explicit_fifo, NULL) == 0, "pthread_create SCHED_FIFO");
 	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
 

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_waitq.c — the address-keyed wait table (core/waitq.c):
- * FIFO order, per-address queues sharing a bucket, bitsets, timeouts,
+ * FIFO order, real-time priority order, per-address queues sharing a bucket, bitsets, timeouts,
  * interruption, requeue, waiters that are not Gs, and that a wake-up
  * racing a timeout is never lost.
  */
@@ -176,6 +176,65 @@ Test(waitq, requeue_moves_waiters, .timeout = 30)
 	cr_assert_eq(wq_futex_wake(&word2, INT_MAX, WQ_BITSET_ANY), 1);
 	wg_wait(&done_wg);
 	cr_assert_eq(results[0], 0);
+}
+
+/* Waiters with real-time priorities are woken highest first, equals and
+ * ordinary waiters first come first served, as the kernel's futex queues
+ * order them; a requeue keeps that order. */
+static const int prios[NW] = {0, 10, 30, 10, 0, 30, 20, 0};
+
+static void prio_waiter(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	struct g *gp = getg();
+	gp->schedpolicy = prios[i] ? (i & 1 ? SCHED_RR : SCHED_FIFO) : SCHED_OTHER;
+	gp->schedprio = prios[i];
+	int r = wq_futex_wait(&word, 0, WQ_BITSET_ANY, 0, WAIT_TEST);
+	results[i] = r;
+	order[xadd(&norder, 1)] = i;
+	gp->schedpolicy = SCHED_OTHER;
+	gp->schedprio = 0;
+	wg_done(&done_wg);
+}
+
+static void wake_in_priority_order(bool requeue)
+{
+	core_up(2);
+	st_rlx(&done_wg.left, NW);
+	st_rlx(&norder, 0);
+	for (int i = 0; i < NW; i++) {
+		unit_go(prio_waiter, (void *)(intptr_t)i);
+		await_queued(i + 1);
+	}
+	_Atomic uint32_t *from = &word;
+	if (requeue) {
+		struct wq_bucket *b1, *b2;
+		wq_lock2(&word, &word2, &b1, &b2);
+		cr_assert_eq(wq_requeue(b1, &word, b2, &word2, INT_MAX), NW);
+		wq_unlock2(b1, b2);
+		from = &word2;
+	}
+	for (int i = 0; i < NW; i++) {
+		cr_assert_eq(wq_futex_wake(from, 1, WQ_BITSET_ANY), 1);
+		while (ld_acq(&norder) != i + 1)
+			g_yield();
+	}
+	wg_wait(&done_wg);
+	static const int want[NW] = {2, 5, 6, 1, 3, 0, 4, 7};
+	for (int i = 0; i < NW; i++)
+		cr_assert_eq(order[i], want[i], "wake %d went to waiter %d (priority %d), not %d", i,
+			     order[i], prios[order[i]], want[i]);
+	cr_assert_eq(wq_nwaiting(), 0);
+}
+
+Test(waitq, real_time_waiters_wake_highest_priority_first, .timeout = 30)
+{
+	wake_in_priority_order(false);
+}
+
+Test(waitq, a_requeue_keeps_priority_order, .timeout = 30)
+{
+	wake_in_priority_order(true);
 }
 
 /* a thread that is not a G waits; a G wakes it, and the other way round */
