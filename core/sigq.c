@@ -281,6 +281,18 @@ static bool takeable(struct sigrec *r, struct g *gp, uint64_t accept, bool proce
 /* The record sigq_take_mask would take now, the kernel's order: the
  * lowest-numbered signal, and of one signal the instance posted first;
  * NULL if none. Its state in *st. */
+/* The kernel's order of taking (dequeue_signal): the thread's own
+ * signals before the process's, each lowest-numbered first, queued
+ * instances first posted first. */
+static bool before(const struct sigrec *a, const struct sigrec *b)
+{
+	if (a->process != b->process)
+		return !a->process;
+	if (a->info.si_signo != b->info.si_signo)
+		return a->info.si_signo < b->info.si_signo;
+	return a->seq < b->seq;
+}
+
 static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t *st)
 {
 	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))
@@ -291,8 +303,7 @@ static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t
 		struct sigrec *r = &recs[i];
 		if (!takeable(r, gp, accept, process, &s))
 			continue;
-		if (!best || r->info.si_signo < best->info.si_signo ||
-		    (r->info.si_signo == best->info.si_signo && r->seq < best->seq)) {
+		if (!best || before(r, best)) {
 			best = r;
 			*st = s;
 		}
@@ -300,10 +311,11 @@ static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t
 	return best;
 }
 
-int sigq_lowest(struct g *gp, uint64_t accept, bool process)
+int sigq_next(struct g *gp, uint64_t accept, bool process, bool *own)
 {
 	uint32_t st;
 	struct sigrec *r = pick(gp, accept, process, &st);
+	*own = r && !r->process;
 	return r ? r->info.si_signo : 0;
 }
 

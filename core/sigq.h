@@ -60,11 +60,13 @@ void sigq_poll(struct p *pp);
 /* sigq_poll once more over every pending signal (a G unblocked some or
  * now waits for some). */
 void sigq_reroute(struct p *pp);
-/* The lowest-numbered signal in accept that sigq_take_mask would take
- * now, or 0. */
-int sigq_lowest(struct g *gp, uint64_t accept, bool process);
+/* The signal in accept that sigq_take_mask would take now, or 0; *own:
+ * it was sent to gp itself, not to the process. */
+int sigq_next(struct g *gp, uint64_t accept, bool process, bool *own);
 /* On gp: take one signal in `accept` routed to gp, or (process) one
- * pending for the process: the lowest-numbered, the first posted of it. */
+ * pending for the process, in the kernel's order: the ones sent to gp
+ * before the process's, the lowest-numbered first, the first posted of
+ * it first. */
 bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out);
 /* Does gp have routed signals it does not block? */
 bool sigq_pending_for(struct g *gp);

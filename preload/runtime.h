@@ -50,6 +50,13 @@ void gmp_sig_blocked(uint64_t set);
 void gmp_signal_init(void);
 /* signal.c: send info to G gp (pthread_kill). 0 or an errno value. */
 int gmp_signal_g(struct g *gp, const siginfo_t *info);
+/* signal.c: kill or sigqueue (val set) from a G to its own process:
+ * what the trampoline would do wherever the kernel delivered the signal,
+ * done before the call returns, so that the signal is routed or pending
+ * for the process by then, as the kernel's would be. 0, or -1 when the
+ * kernel must send it (the signal does not reach the trampoline, its
+ * generation has side effects, or the queue is full). */
+int gmp_signal_process(int sig, const union sigval *val);
 /* thread_np.c: pthread_kill (val NULL) or pthread_sigqueue to gp from the
  * calling thread, with glibc's siginfo; 0 or an error number. */
 int gmp_kill_g(struct g *gp, int sig, const union sigval *val);

@@ -486,6 +486,32 @@ GMP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
 	return sysv_signal(sig, h);
 }
 
+int gmp_signal_process(int sig, const union sigval *val)
+{
+	if (sig <= 0 || sig >= 64 || sig >= NSIG || !catchable(sig) || sig == SCHED_SIG ||
+	    sched_in_vfork_child())
+		return -1;
+	/* stop signals and SIGCONT discard each other when sent */
+	if (sig == SIGCONT || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+		return -1;
+	if (!(ld_acq(&tramp_set) & sigq_bit(sig)))
+		return -1;	/* the kernel ignores it or acts on it itself */
+	const struct sigaction *a = &user_act[sig];
+	if (!is_handler(a) && (is_fault_sig(sig) || is_dump_sig(sig)))
+		return -1;	/* the trampoline's own default actions */
+	siginfo_t si = {0};
+	si.si_signo = sig;
+	si.si_code = val ? SI_QUEUE : SI_USER;
+	si.si_pid = (pid_t)arch_syscall0(SYS_getpid);
+	si.si_uid = (uid_t)arch_syscall0(SYS_getuid);
+	if (val)
+		si.si_value = *val;
+	if (!sigq_post(NULL, &si))
+		return -1;
+	sigq_poll(sched_my_p());
+	return 0;
+}
+
 /* pthread_kill/pthread_sigqueue to a G (thread_np.c). */
 int gmp_signal_g(struct g *gp, const siginfo_t *info)
 {

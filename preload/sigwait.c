@@ -153,16 +153,29 @@ GMP_ALIAS(gsignal, raise)
 /* kill and sigqueue are the kernel's, behind the doors: a thread that
  * signals the process in a loop (which the kernel spends most of) gives
  * its processor up there when asked, and runs the handlers of the
- * signals routed to it. */
+ * signals routed to it. A signal a thread sends its own process is
+ * queued by libgmp itself (gmp_signal_process) where the kernel would
+ * only hand it to libgmp's trampoline on some OS thread: it is then
+ * pending, or on its way to a thread, when the call returns, as under
+ * NPTL, not still in flight through another OS thread. */
+static bool own_process(pid_t pid)
+{
+	return pid > 0 && getg() && pid == (pid_t)arch_syscall0(SYS_getpid);
+}
+
 GMP_EXPORT int kill(pid_t pid, int sig)
 {
 	GMP_ENTRY(kill, pid, sig);
+	if (own_process(pid) && gmp_signal_process(sig, NULL) == 0)
+		return 0;
 	return real_kill(pid, sig);
 }
 
 GMP_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 {
 	GMP_ENTRY(sigqueue, pid, sig, val);
+	if (own_process(pid) && gmp_signal_process(sig, &val) == 0)
+		return 0;
 	return real_sigqueue(pid, sig, val);
 }
 
@@ -214,13 +227,16 @@ static bool kernel_take(uint64_t k, siginfo_t *info);
 
 static bool take_pending(struct g *gp, uint64_t want, siginfo_t *info)
 {
-	/* the lowest-numbered signal first, wherever it waits: the
-	 * kernel's pending ones numbered below libgmp's lowest, then that */
-	int low = sigq_lowest(gp, want, true);
-	if (!low)
+	/* the kernel's order, wherever the signals wait: the thread's own
+	 * first, then the lowest-numbered of the process's, the kernel's
+	 * pending ones (the process's, held while every OS thread blocked
+	 * them) numbered below libgmp's next among them */
+	bool own;
+	int next = sigq_next(gp, want, true, &own);
+	if (!next)
 		return kernel_take(want, info);
-	uint64_t below = want & (sigq_bit(low) - 1);
-	if (below && kernel_take(below, info))
+	uint64_t below = want & (sigq_bit(next) - 1);
+	if (!own && below && kernel_take(below, info))
 		return true;
 	return sigq_take_mask(gp, want, true, info) || kernel_take(want, info);
 }

@@ -91,3 +91,12 @@ Test(posix, real_time_policies_need_privilege, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_rt", "unprivileged", RUN_TIMEOUT);
 }
+
+/* Signals a thread sends its process and itself, and another thread
+ * sends it, are taken by sigwaitinfo in the kernel's order (its own,
+ * then the process's, lowest-numbered first, queued ones in order) with
+ * the sender's siginfo; none is still on its way when the send returns. */
+Test(posix, signal_waits_take_signals_in_the_kernels_order, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_misc", "sigorder", RUN_TIMEOUT);
+}

@@ -18,6 +18,15 @@
  *                          sigset with SIG_HOLD and with a handler, and
  *                          sigignore act on the thread's mask and actions
  *                          as sigprocmask and sigaction show them
+ *   posix_misc sigorder    with the signals blocked, a thread sends its
+ *                          process and itself signals (kill, sigqueue,
+ *                          pthread_kill), and another thread sends it
+ *                          some; sigwaitinfo then takes them in the
+ *                          kernel's order: the thread's own first, then
+ *                          the process's, each lowest-numbered first and
+ *                          queued real-time ones first come first served,
+ *                          with the sender's si_code, si_pid, si_uid and
+ *                          si_value; 20 rounds
  *
  * Prints what it saw and "PASS <what>".
  */
@@ -200,6 +209,109 @@ static int masks(void)
 	return 0;
 }
 
+/* --- sigorder --- */
+
+static sigset_t order_set;
+
+static const char *sig_name(int sig)
+{
+	static char buf[24];
+	if (sig == SIGUSR1)
+		return "SIGUSR1";
+	if (sig == SIGUSR2)
+		return "SIGUSR2";
+	snprintf(buf, sizeof buf, "SIGRTMIN+%d", sig - SIGRTMIN);
+	return buf;
+}
+
+static const char *code_name(int code)
+{
+	return code == SI_USER ? "SI_USER" : code == SI_QUEUE ? "SI_QUEUE" :
+	       code == SI_TKILL ? "SI_TKILL" : "other";
+}
+
+/* Take n signals of order_set, one line each. */
+static void take(int n)
+{
+	for (int i = 0; i < n; i++) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&order_set, &si);
+		CHECK(sig > 0, "sigwaitinfo: %s", strerror(errno));
+		printf("  %s %s", sig_name(sig), code_name(si.si_code));
+		if (si.si_code == SI_QUEUE)
+			printf(" value %d", si.si_value.sival_int);
+		printf(" pid %s uid %s\n", si.si_pid == getpid() ? "ours" : "other",
+		       si.si_uid == getuid() ? "ours" : "other");
+	}
+	sigset_t p;
+	sigpending(&p);
+	for (int sig = 1; sig < NSIG; sig++)
+		CHECK(!sigismember(&p, sig), "%s still pending", sig_name(sig));
+}
+
+static void queue(int sig, int v)
+{
+	union sigval val = {.sival_int = v};
+	CHECK(sigqueue(getpid(), sig, val) == 0, "sigqueue: %s", strerror(errno));
+}
+
+static sem_t sent, go;
+
+static void *order_sender(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < 20; r++) {
+		CHECK(sem_wait(&go) == 0, "sem_wait");
+		queue(SIGRTMIN + 1, 7);
+		CHECK(kill(getpid(), SIGUSR2) == 0, "kill");
+		queue(SIGRTMIN + 1, 8);
+		CHECK(sem_post(&sent) == 0, "sem_post");
+	}
+	return NULL;
+}
+
+static void *order_waiter(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < 20; r++) {
+		printf("round %d: its own process, then itself\n", r);
+		queue(SIGRTMIN + 1, 1);
+		queue(SIGRTMIN, 2);
+		queue(SIGRTMIN, 3);
+		CHECK(kill(getpid(), SIGUSR2) == 0, "kill");
+		CHECK(pthread_kill(pthread_self(), SIGUSR1) == 0, "pthread_kill");
+		take(5);
+		printf("round %d: itself, then its process\n", r);
+		CHECK(pthread_kill(pthread_self(), SIGRTMIN + 2) == 0, "pthread_kill");
+		CHECK(kill(getpid(), SIGUSR1) == 0, "kill");
+		take(2);
+		printf("round %d: another thread's\n", r);
+		CHECK(sem_post(&go) == 0, "sem_post");
+		CHECK(sem_wait(&sent) == 0, "sem_wait");
+		take(3);
+	}
+	return NULL;
+}
+
+static int sigorder(void)
+{
+	sigemptyset(&order_set);
+	sigaddset(&order_set, SIGUSR1);
+	sigaddset(&order_set, SIGUSR2);
+	for (int i = 0; i <= 2; i++)
+		sigaddset(&order_set, SIGRTMIN + i);
+	CHECK(pthread_sigmask(SIG_BLOCK, &order_set, NULL) == 0, "pthread_sigmask");
+	sem_init(&sent, 0, 0);
+	sem_init(&go, 0, 0);
+	pthread_t s, w;
+	CHECK(pthread_create(&s, NULL, order_sender, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&w, NULL, order_waiter, NULL) == 0, "pthread_create");
+	CHECK(pthread_join(w, NULL) == 0, "pthread_join");
+	CHECK(pthread_join(s, NULL) == 0, "pthread_join");
+	printf("PASS sigorder\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -210,6 +322,8 @@ int main(int argc, char **argv)
 		return semtimed();
 	if (strcmp(what, "masks") == 0)
 		return masks();
-	fprintf(stderr, "usage: posix_misc condcancel|semtimed|masks\n");
+	if (strcmp(what, "sigorder") == 0)
+		return sigorder();
+	fprintf(stderr, "usage: posix_misc condcancel|semtimed|masks|sigorder\n");
 	return 2;
 }
