@@ -282,4 +282,10 @@ static inline bool g_rt_policy(int policy)
 	return p == SCHED_FIFO || p == SCHED_RR;
 }
 
+/* A G the scheduler hands to its real-time M before other Gs run. */
+static inline bool g_rt_runnable(struct g *gp)
+{
+	return gp->lockedm && g_rt_policy(gp->schedpolicy);
+}
+
 #endif

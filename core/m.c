@@ -265,6 +265,8 @@ void sched_after_fork(struct g *gp)
 	/* Run queues, timers, caches and idle list, rebuilt empty. */
 	sched.runqhead = sched.runqtail = NULL;
 	st_rlx(&sched.runqsize, 0);
+	sched.rtq = NULL;
+	st_rlx(&sched.nrtq, 0);
 	sched.pidle = NULL;
 	st_rlx(&sched.npidle, 0);
 	for (int i = sched.gomaxprocs - 1; i >= 0; i--) {

@@ -183,6 +183,18 @@ void globrunq_put_locked(struct g *gp)
 	globrunq_putbatch_locked(gp, gp, 1);
 }
 
+void rtq_put_locked(struct g *gp)
+{
+	/* behind its equals, ahead of every lower priority */
+	struct g **link = &sched.rtq;
+	while (*link && (*link)->schedprio >= gp->schedprio)
+		link = &(*link)->schedlink;
+	gp->schedlink = *link;
+	*link = gp;
+	xadd_rlx(&sched.nrtq, 1);
+	xadd_rlx(&sched.runqsize, 1);
+}
+
 /* Take a fair share of the global queue (at most max when max > 0): one G
  * to return, the rest onto pp's local queue. */
 struct g *globrunq_get_locked(struct p *pp, int max)
@@ -190,6 +202,15 @@ struct g *globrunq_get_locked(struct p *pp, int max)
 	int size = ld_rlx(&sched.runqsize);
 	if (size == 0)
 		return NULL;
+	struct g *rt = sched.rtq;
+	if (unlikely(rt)) {
+		/* alone: its M runs it, not pp */
+		sched.rtq = rt->schedlink;
+		rt->schedlink = NULL;
+		xadd_rlx(&sched.nrtq, -1);
+		xadd_rlx(&sched.runqsize, -1);
+		return rt;
+	}
 	int n = size / sched.gomaxprocs + 1;
 	if (n > size)
 		n = size;

@@ -490,7 +490,12 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 		sigq_poll(pp);
 		int64_t now = rt_nanotime();
 		int64_t pollUntil = timers_run(pp, pp, now);
-		struct g *gp = find_fair(pp, now, inherit);
+		struct g *gp = NULL;
+		/* a real-time G before all others */
+		if (unlikely(ld_rlx(&sched.nrtq) != 0))
+			gp = take_global(pp, 1, now, inherit);
+		if (!gp)
+			gp = find_fair(pp, now, inherit);
 		if (!gp)
 			gp = find_queued(pp, now, inherit);
 		if (!gp)
@@ -667,15 +672,22 @@ static void globrunq_put(struct g *gp)
 	rt_unlock(&sched.lock);
 }
 
-/* Queue a RUNNABLE G on pp (NULL: the global queue) and wake an M. */
+/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
+ * global queue's real-time part) and wake an M. */
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
-	if (pp) {
+	bool rt = g_rt_runnable(gp);
+	if (pp && likely(!rt)) {
 		runq_put(pp, gp, next);
 		sched_wakep();
 		return;
 	}
-	globrunq_put(gp);
+	rt_lock(&sched.lock);
+	if (rt)
+		rtq_put_locked(gp);
+	else
+		globrunq_put_locked(gp);
+	rt_unlock(&sched.lock);
 	/*
 	 * As Go's injectglist without a P: start an M for an idle P even if
 	 * one is spinning. The spinning protocol covers local queues only: a

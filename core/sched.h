@@ -184,6 +184,15 @@ struct sched {
 	 * runqsize is also read without the lock as a hint. */
 	struct g *runqhead, *runqtail;
 	_Atomic int32_t runqsize;
+	/* The global queue's real-time part, taken before anything else:
+	 * Gs with a real-time policy (each with an M of its own) woken or
+	 * new (a preempted one goes to the ordinary queue), highest
+	 * priority first, first come first served among equals, as a
+	 * kernel runs a woken real-time thread before the others. Through
+	 * g->schedlink; counted in runqsize too; under lock (nrtq also read
+	 * without it as a hint). */
+	struct g *rtq;
+	_Atomic int32_t nrtq;
 
 	/* Dead Gs beyond the per-P caches; under gflock. */
 	struct rt_mutex gflock;
@@ -255,8 +264,11 @@ bool runq_empty(struct p *pp);
 uint32_t runq_len(struct p *pp);
 /* Owner P only: how many Gs the ring holds (runnext not counted). */
 uint32_t runq_ring_len(struct p *pp);
-/* Global queue; caller holds sched.lock. */
+/* Global queue; caller holds sched.lock. globrunq_get_locked takes the
+ * real-time part (rtq_put_locked: a real-time G made runnable by a
+ * wake-up or created) first, a G at a time. */
 void globrunq_put_locked(struct g *gp);
+void rtq_put_locked(struct g *gp);
 void globrunq_putbatch_locked(struct g *head, struct g *tail, int n);
 struct g *globrunq_get_locked(struct p *pp, int max);
 

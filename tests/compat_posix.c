@@ -100,3 +100,10 @@ Test(posix, signal_waits_take_signals_in_the_kernels_order, .timeout = TEST_TIME
 {
 	sub_same_as_nptl("posix_misc", "sigorder", RUN_TIMEOUT);
 }
+
+/* On one CPU, a SCHED_RR 20 thread and a SCHED_FIFO 10 one woken at
+ * once from a condition variable run highest priority first. */
+Test(posix, real_time_threads_run_in_priority_order, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "runorder", RUN_TIMEOUT);
+}

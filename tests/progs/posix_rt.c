@@ -23,6 +23,11 @@
  * thread's sleep cannot be seen the same way where it shares its OS
  * thread with main.)
  *
+ * "runorder": the process on one CPU, main (SCHED_OTHER) wakes a
+ * SCHED_FIFO 10 thread and a SCHED_RR 20 one from a condition variable
+ * at once: the higher priority runs first, and finds that the other has
+ * not run yet.
+ *
  * "unprivileged": main gives up root (user and group nobody), then a
  * real-time policy is refused as glibc refuses it: pthread_create with
  * an explicit SCHED_FIFO, pthread_setschedparam and sched_setscheduler
@@ -312,6 +317,77 @@ static int wakeorder(void)
 	return 0;
 }
 
+/* --- runorder --- */
+
+static atomic_int ran_lo, ran_hi, ready;
+
+/* arg 1: the SCHED_RR 20 thread, 0: the SCHED_FIFO 10 one */
+static void *run_prio(void *arg)
+{
+	bool hi = arg != NULL;
+	CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+	atomic_fetch_add(&ready, 1);
+	CHECK(pthread_cond_wait(&cv, &mx) == 0, "cond_wait");
+	CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+	printf("%s runs; the %s thread has run: %d\n", hi ? "RR 20" : "FIFO 10",
+	       hi ? "FIFO 10" : "RR 20", atomic_load(hi ? &ran_lo : &ran_hi));
+	atomic_store(hi ? &ran_hi : &ran_lo, 1);
+	return NULL;
+}
+
+/* The whole process on one CPU: the main OS thread pins itself (an
+ * inline system call, for the kernel's thread) and executes the program
+ * again, so that every thread made afterwards inherits the CPU. */
+static void on_one_cpu(char **argv)
+{
+	if (getenv("POSIX_RT_ONE_CPU"))
+		return;
+	cpu_set_t set;
+	CHECK(sched_getaffinity(0, sizeof set, &set) == 0, "sched_getaffinity");
+	int cpu = 0;
+	while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set))
+		cpu++;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_sched_setaffinity), "D"(0L),
+			 "S"((long)sizeof set), "d"(&set) : "rcx", "r11", "memory");
+	CHECK(r == 0, "sched_setaffinity: %ld", r);
+	setenv("POSIX_RT_ONE_CPU", "1", 1);
+	execv("/proc/self/exe", argv);
+	CHECK(0, "execv: %s", strerror(errno));
+}
+
+static int runorder(void)
+{
+	pthread_t lo, hi;
+	pthread_attr_t a;
+	explicit_attr(&a, SCHED_FIFO, 10);
+	CHECK(pthread_create(&lo, &a, run_prio, NULL) == 0, "pthread_create");
+	pthread_attr_destroy(&a);
+	explicit_attr(&a, SCHED_RR, 20);
+	CHECK(pthread_create(&hi, &a, run_prio, (void *)1) == 0, "pthread_create");
+	pthread_attr_destroy(&a);
+	/* both wait: they let go of the mutex in pthread_cond_wait */
+	double end = now_sec() + 10;
+	for (;;) {
+		CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+		int n = atomic_load(&ready);
+		CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+		if (n == 2)
+			break;
+		CHECK(now_sec() < end, "the threads never waited");
+		usleep(1000);
+	}
+	CHECK(pthread_mutex_lock(&mx) == 0, "lock");
+	CHECK(pthread_cond_broadcast(&cv) == 0, "broadcast");
+	CHECK(pthread_mutex_unlock(&mx) == 0, "unlock");
+	CHECK(pthread_join(lo, NULL) == 0, "join");
+	CHECK(pthread_join(hi, NULL) == 0, "join");
+	printf("PASS runorder\n");
+	return 0;
+}
+
 /* --- unprivileged --- */
 
 static void *unpriv_thread(void *arg)
@@ -375,6 +451,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "wakeorder") == 0)
 		return wakeorder();
+	if (strcmp(mode, "runorder") == 0) {
+		on_one_cpu(argv);
+		return runorder();
+	}
 	CHECK(strcmp(mode, "rt") == 0, "unknown mode %s", mode);
 	pthread_t t;
 	pthread_attr_t a;
