@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* The program's actions; written under lock, read by the trampoline. */
@@ -205,10 +206,20 @@ static void thread_dump(int sig)
 	rt_printf(2, "\n");
 }
 
-static void report_overflow(const siginfo_t *info)
+static void report_overflow(const siginfo_t *info, void *uc)
 {
 	uintptr_t lo, hi, addr = (uintptr_t)info->si_addr;
-	if (info->si_code <= 0 || !sched_stack_overflow(addr, &lo, &hi))
+	if (info->si_code <= 0)
+		return;
+	if (info->si_code == SI_KERNEL && addr == 0) {
+		/* the kernel found no room for another signal's frame (a
+		 * preemption request's, say) below the stack pointer: the
+		 * frame, up to a few KiB of saved registers, went into the
+		 * guard */
+		uintptr_t sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+		addr = sp > 16384 ? sp - 16384 : 0;
+	}
+	if (!sched_stack_overflow(addr, &lo, &hi))
 		return;
 	struct g *gp = getg();
 	rt_printf(2, "gmp: thread %lu (%s) overflowed its stack [%p, %p): fault at %p\n",
@@ -242,7 +253,7 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 	struct g *gp = sigq_current_g(uc, &is_m);
 	if (is_fault_sig(sig) && info->si_code > 0) {
 		/* a fault: handled where it happened, whatever runs there */
-		report_overflow(info);
+		report_overflow(info, uc);
 		if (gp)
 			call_user(sig, info, uc);
 		else

@@ -286,6 +286,9 @@ static int wait_info(struct g *gp, const sigset_t *set, int64_t deadline, siginf
 		errno = -r;
 		return -1;
 	}
+	/* as glibc's: SI_TKILL (tgkill, raise, pthread_kill) reads SI_USER */
+	if (si.si_code == SI_TKILL)
+		si.si_code = SI_USER;
 	if (info)
 		*info = si;
 	return r;

@@ -489,14 +489,6 @@ GMP_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 
 /* --- existence check ------------------------------------------------------------------ */
 
-/* si_code of pthread_kill from the calling G to gp. */
-static int self_kill_code(struct g *gp, int sig)
-{
-	/* what glibc 2.36 gives: tgkill's SI_TKILL, but SI_USER for a
-	 * signal the thread sends itself while blocking it */
-	return gp == getg() && (ld_rlx(&gp->sigmask) & sigq_bit(sig)) ? SI_USER : SI_TKILL;
-}
-
 /*
  * pthread_kill(th, 0) tells whether th still exists; other signals go to
  * th through the signal queue (signal.c): its handler runs on th, at once
@@ -518,7 +510,7 @@ static int kill_g(struct g *gp, int sig, int code, const union sigval *val)
 		return 0;
 	siginfo_t si = {0};
 	si.si_signo = sig;
-	si.si_code = code ? code : self_kill_code(gp, sig);
+	si.si_code = code ? code : SI_TKILL;
 	si.si_pid = getpid();
 	si.si_uid = getuid();
 	if (val)

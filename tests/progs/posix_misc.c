@@ -21,7 +21,7 @@
  *   posix_misc sigorder    with the signals blocked, a thread sends its
  *                          process and itself signals (kill, sigqueue,
  *                          pthread_kill), and another thread sends it
- *                          some; sigwaitinfo then takes them in the
+ *                          and the process some; sigwaitinfo then takes them in the
  *                          kernel's order: the thread's own first, then
  *                          the process's, each lowest-numbered first and
  *                          queued real-time ones first come first served,
@@ -256,12 +256,14 @@ static void queue(int sig, int v)
 }
 
 static sem_t sent, go;
+static pthread_t waiter_thread;
 
 static void *order_sender(void *arg)
 {
 	(void)arg;
 	for (int r = 0; r < 20; r++) {
 		CHECK(sem_wait(&go) == 0, "sem_wait");
+		CHECK(pthread_kill(waiter_thread, SIGRTMIN + 2) == 0, "pthread_kill");
 		queue(SIGRTMIN + 1, 7);
 		CHECK(kill(getpid(), SIGUSR2) == 0, "kill");
 		queue(SIGRTMIN + 1, 8);
@@ -288,7 +290,7 @@ static void *order_waiter(void *arg)
 		printf("round %d: another thread's\n", r);
 		CHECK(sem_post(&go) == 0, "sem_post");
 		CHECK(sem_wait(&sent) == 0, "sem_wait");
-		take(3);
+		take(4);
 	}
 	return NULL;
 }
@@ -303,10 +305,10 @@ static int sigorder(void)
 	CHECK(pthread_sigmask(SIG_BLOCK, &order_set, NULL) == 0, "pthread_sigmask");
 	sem_init(&sent, 0, 0);
 	sem_init(&go, 0, 0);
-	pthread_t s, w;
+	pthread_t s;
+	CHECK(pthread_create(&waiter_thread, NULL, order_waiter, NULL) == 0, "pthread_create");
 	CHECK(pthread_create(&s, NULL, order_sender, NULL) == 0, "pthread_create");
-	CHECK(pthread_create(&w, NULL, order_waiter, NULL) == 0, "pthread_create");
-	CHECK(pthread_join(w, NULL) == 0, "pthread_join");
+	CHECK(pthread_join(waiter_thread, NULL) == 0, "pthread_join");
 	CHECK(pthread_join(s, NULL) == 0, "pthread_join");
 	printf("PASS sigorder\n");
 	return 0;
