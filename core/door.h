@@ -290,4 +290,41 @@ void g_syscall_enter(void);
 	r_; \
 })
 
+/* g_syscall_enter for a call about to block: the P is handed on at once,
+ * not when sysmon next looks (Go's entersyscallblock). */
+void g_syscall_enter_block(void);
+/*
+ * GMP_BLOCKING for a call with a non-blocking form: `try` (that form, of
+ * type T) first, on the P; when `wouldblock` (an expression of r_ and
+ * errno) says it would have blocked, `call` as a system call of the G
+ * whose P is handed on before it enters the kernel, so that the Gs
+ * queued behind it run within microseconds. errno is as `call` (or
+ * `try`) left it; a cancellation is acted on first when `cancel`. A
+ * thread that is not a G just makes the call.
+ */
+#define GMP_BLOCKING_TRY(T, cancel, try, wouldblock, call) ({ \
+	struct g *gp_ = getg(); \
+	T r_; \
+	if (gp_) { \
+		if (cancel) \
+			door_testcancel(gp_); \
+		int e0_ = errno; \
+		r_ = (try); \
+		if (wouldblock) { \
+			errno = e0_; \
+			g_syscall_enter_block(); \
+			r_ = (call); \
+			int e_ = errno; \
+			g_syscall_exit(); \
+			errno = e_; \
+		} \
+	} else { \
+		r_ = (call); \
+	} \
+	r_; \
+})
+/* GMP_BLOCKING for a call that blocks for certain (system): the P is
+ * handed on before it starts. */
+#define GMP_BLOCKING_NOW(T, cancel, call) GMP_BLOCKING_TRY(T, cancel, (T)0, true, call)
+
 #endif

@@ -49,6 +49,29 @@ void g_syscall_enter(void)
 	sysmon_syscall_entered();
 }
 
+void g_syscall_enter_block(void)
+{
+	struct g *gp = getg();
+	if (g_status(gp) == G_SYSCALL)
+		return;
+	struct m *mp = gp->m;
+	struct p *pp = mp->p;
+	trace_ev(mp, TR_SYSCALL, gp, 0);
+	bool work = !runq_empty(pp) || ld_rlx(&sched.runqsize) != 0;
+	enter_syscall(mp, gp, pp);
+	if (!work) {
+		/* nobody waits for the P: sysmon hands it on if that
+		 * changes while the call lasts, as for any call */
+		sysmon_syscall_entered();
+		return;
+	}
+	/* as sysmon's retake, by the G itself: the CAS fails only if
+	 * sysmon took the P first */
+	uint32_t st = P_SYSCALL;
+	if (cas(&pp->status, &st, (uint32_t)P_IDLE))
+		handoffp(pp);
+}
+
 /* g0 half of a return from a system call whose P was taken: queue the G
  * and stop the M (or, dedicated to the G, wait for it to be handed a P). */
 static void exitsyscall0(void *arg)

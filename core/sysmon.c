@@ -64,6 +64,9 @@ void sysmon_spawn_m(struct m *mp)
 	do
 		st_rlx(&mp->spawnlink, head);
 	while (!cas(&spawnq, &head, mp));
+	/* the first M asked for may come before any thread was made (a
+	 * blocking call's hand-off): sysmon starts and serves it */
+	sched_start();
 	note_wakeup(&sysmon_note);
 }
 

@@ -9,6 +9,12 @@
  * Cancellation points as in glibc: lockf(F_LOCK), fsync, fdatasync,
  * msgrcv, msgsnd and the signal waits.
  *
+ * A call that has a non-blocking form tries it first; when that fails
+ * because the call would wait (a lock held, no message, a semaphore at
+ * 0), the P is handed to another M before the blocking form enters the
+ * kernel (GMP_BLOCKING_TRY), so the threads queued behind the caller run
+ * at once rather than when sysmon next looks.
+ *
  * A call back into libgmp from inside (a signal handler) takes the P
  * back first (door_sync).
  */
@@ -22,12 +28,16 @@
 #include <signal.h>
 #include <unistd.h>
 
+/* A lock held elsewhere: the non-blocking form failed for that reason. */
+#define LOCK_BUSY (r_ == -1 && (errno == EWOULDBLOCK || errno == EAGAIN || errno == EACCES))
+
 GMP_EXPORT int flock(int fd, int op)
 {
 	GMP_ENTRY(flock, fd, op);
 	if (op & LOCK_NB)
 		return real_flock(fd, op);
-	return GMP_BLOCKING(int, false, real_flock(fd, op));
+	return GMP_BLOCKING_TRY(int, false, real_flock(fd, op | LOCK_NB), LOCK_BUSY,
+				real_flock(fd, op));
 }
 
 GMP_EXPORT int lockf(int fd, int cmd, off_t len)
@@ -35,7 +45,8 @@ GMP_EXPORT int lockf(int fd, int cmd, off_t len)
 	GMP_ENTRY(lockf, fd, cmd, len);
 	if (cmd != F_LOCK)
 		return real_lockf(fd, cmd, len);
-	return GMP_BLOCKING(int, true, real_lockf(fd, cmd, len));
+	return GMP_BLOCKING_TRY(int, true, real_lockf(fd, F_TLOCK, len), LOCK_BUSY,
+				real_lockf(fd, cmd, len));
 }
 
 GMP_EXPORT int fsync(int fd)
@@ -55,7 +66,9 @@ GMP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
 	GMP_ENTRY(msgrcv, id, msg, size, type, flags);
 	if (flags & IPC_NOWAIT)
 		return real_msgrcv(id, msg, size, type, flags);
-	return GMP_BLOCKING(ssize_t, true, real_msgrcv(id, msg, size, type, flags));
+	return GMP_BLOCKING_TRY(ssize_t, true, real_msgrcv(id, msg, size, type, flags | IPC_NOWAIT),
+				r_ == -1 && errno == ENOMSG,
+				real_msgrcv(id, msg, size, type, flags));
 }
 
 GMP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
@@ -63,7 +76,8 @@ GMP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
 	GMP_ENTRY(msgsnd, id, msg, size, flags);
 	if (flags & IPC_NOWAIT)
 		return real_msgsnd(id, msg, size, flags);
-	return GMP_BLOCKING(int, true, real_msgsnd(id, msg, size, flags));
+	return GMP_BLOCKING_TRY(int, true, real_msgsnd(id, msg, size, flags | IPC_NOWAIT),
+				r_ == -1 && errno == EAGAIN, real_msgsnd(id, msg, size, flags));
 }
 
 static bool all_nowait(const struct sembuf *ops, size_t n)
@@ -74,12 +88,29 @@ static bool all_nowait(const struct sembuf *ops, size_t n)
 	return true;
 }
 
+/* The operations of a semop, each with IPC_NOWAIT: the whole set then
+ * fails with EAGAIN, changing nothing, where it would wait. */
+#define SEMOP_TRY_MAX 32
+
+static int semop_nowait(int id, const struct sembuf *ops, size_t n)
+{
+	struct sembuf nw[SEMOP_TRY_MAX];
+	for (size_t i = 0; i < n; i++) {
+		nw[i] = ops[i];
+		nw[i].sem_flg |= IPC_NOWAIT;
+	}
+	return real_semop(id, nw, n);
+}
+
 GMP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 {
 	GMP_ENTRY(semop, id, ops, n);
 	if (all_nowait(ops, n))
 		return real_semop(id, ops, n);
-	return GMP_BLOCKING(int, false, real_semop(id, ops, n));
+	if (n > SEMOP_TRY_MAX)
+		return GMP_BLOCKING(int, false, real_semop(id, ops, n));
+	return GMP_BLOCKING_TRY(int, false, semop_nowait(id, ops, n), r_ == -1 && errno == EAGAIN,
+				real_semop(id, ops, n));
 }
 
 GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *t)
@@ -87,6 +118,9 @@ GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct tim
 	GMP_ENTRY(semtimedop, id, ops, n, t);
 	if (all_nowait(ops, n))
 		return real_semtimedop(id, ops, n, t);
-	return GMP_BLOCKING(int, false, real_semtimedop(id, ops, n, t));
+	if (n > SEMOP_TRY_MAX)
+		return GMP_BLOCKING(int, false, real_semtimedop(id, ops, n, t));
+	return GMP_BLOCKING_TRY(int, false, semop_nowait(id, ops, n), r_ == -1 && errno == EAGAIN,
+				real_semtimedop(id, ops, n, t));
 }
 

@@ -349,7 +349,12 @@ static int fcntl_impl(int fd, int cmd, void *arg)
 	}
 	case F_SETLKW:
 	case F_OFD_SETLKW:
-		return GMP_BLOCKING(int, cmd == F_SETLKW, real_fcntl(fd, cmd, arg));
+		/* F_SETLK first: a lock held elsewhere hands the P on before
+		 * the wait */
+		return GMP_BLOCKING_TRY(int, cmd == F_SETLKW,
+					real_fcntl(fd, cmd == F_SETLKW ? F_SETLK : F_OFD_SETLK, arg),
+					r_ == -1 && (errno == EAGAIN || errno == EACCES),
+					real_fcntl(fd, cmd, arg));
 	default:
 		return real_fcntl(fd, cmd, arg);
 	}

@@ -107,3 +107,11 @@ Test(posix, real_time_threads_run_in_priority_order, .timeout = TEST_TIMEOUT)
 {
 	sub_same_as_nptl("posix_rt", "runorder", RUN_TIMEOUT);
 }
+
+/* flock, lockf, fcntl(F_SETLKW), semop, semtimedop, msgrcv, msgsnd and
+ * the waits for children answer as glibc's, whether they need to wait
+ * or not (libgmp tries their non-blocking forms first). */
+Test(posix, calls_that_wait_in_the_kernel_answer_as_glibcs, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_misc", "waits", RUN_TIMEOUT);
+}

@@ -27,6 +27,14 @@
  *                          queued real-time ones first come first served,
  *                          with the sender's si_code, si_pid, si_uid and
  *                          si_value; 20 rounds
+ *   posix_misc waits       the answers of calls that wait in the kernel,
+ *                          when they need not wait and when they must:
+ *                          flock, lockf and fcntl(F_SETLKW) on a lock a
+ *                          child process holds, semop and semtimedop
+ *                          (SEM_UNDO, a timeout), msgrcv (E2BIG, a
+ *                          message sent later) and msgsnd, waitpid, wait4
+ *                          and waitid with no child, a child that ended
+ *                          and one that ends later
  *
  * Prints what it saw and "PASS <what>".
  */
@@ -36,6 +44,13 @@
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -314,6 +329,187 @@ static int sigorder(void)
 	return 0;
 }
 
+/* --- waits --- */
+
+static int lock_fd;
+static int release_pipe[2];
+
+/* In a child: take the file's lock (kind 0: flock, else a POSIX record
+ * lock), say so, and let it go when the parent writes. */
+static void hold_lock(int kind)
+{
+	if (kind == 0)
+		CHECK(flock(lock_fd, LOCK_EX) == 0, "flock");
+	else
+		CHECK(lockf(lock_fd, F_LOCK, 0) == 0, "lockf");
+	char c = 'h';
+	CHECK(write(release_pipe[1], &c, 1) == 1, "write");
+	CHECK(read(release_pipe[0], &c, 1) >= 0, "read");
+}
+
+static void *let_go_later(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	struct timespec ts = {0, 20000000};
+	nanosleep(&ts, NULL);
+	char c = 'g';
+	CHECK(write(fd, &c, 1) == 1, "write");
+	return NULL;
+}
+
+static void lock_held_elsewhere(int kind, const char *name)
+{
+	char path[] = "/tmp/posix_misc_lockXXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	unlink(path);
+	CHECK(write(fd, "x", 1) == 1, "write");
+	lock_fd = fd;
+	int to_child[2], from_child[2];
+	CHECK(pipe(to_child) == 0 && pipe(from_child) == 0, "pipe");
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		/* its own open for flock, which locks open files */
+		char self[64];
+		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+		if (kind == 0)
+			lock_fd = open(self, O_RDWR);
+		release_pipe[0] = to_child[0];
+		release_pipe[1] = from_child[1];
+		hold_lock(kind);
+		_exit(0);
+	}
+	char c;
+	CHECK(read(from_child[0], &c, 1) == 1, "read");
+	/* free: the non-blocking forms fail as the blocking ones would wait */
+	errno = 0;
+	int busy = kind == 0 ? flock(fd, LOCK_EX | LOCK_NB) : lockf(fd, F_TLOCK, 0);
+	printf("%s: held by the child, non-blocking: %d %s\n", name, busy,
+	       busy ? (errno == EAGAIN || errno == EACCES ? "busy" : strerror(errno)) : "");
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, let_go_later, (void *)(intptr_t)to_child[1]) == 0, "create");
+	int r;
+	if (kind == 0)
+		r = flock(fd, LOCK_EX);
+	else if (kind == 1)
+		r = lockf(fd, F_LOCK, 0);
+	else {
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		r = fcntl(fd, F_SETLKW, &fl);
+	}
+	printf("%s: waited for the child: %d\n", name, r);
+	CHECK(pthread_join(t, NULL) == 0, "join");
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child");
+	close(fd);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(from_child[0]);
+	close(from_child[1]);
+}
+
+static int semid, msqid;
+
+static void *post_later(void *arg)
+{
+	(void)arg;
+	struct timespec ts = {0, 20000000};
+	nanosleep(&ts, NULL);
+	struct sembuf up = {0, 2, 0};
+	CHECK(semop(semid, &up, 1) == 0, "semop up");
+	struct {
+		long type;
+		char text[16];
+	} m = {7, "later"};
+	CHECK(msgsnd(msqid, &m, 6, 0) == 0, "msgsnd");
+	return NULL;
+}
+
+static void sysv_waits(void)
+{
+	semid = semget(IPC_PRIVATE, 1, 0600);
+	msqid = msgget(IPC_PRIVATE, 0600);
+	CHECK(semid >= 0 && msqid >= 0, "semget/msgget: %s", strerror(errno));
+	struct sembuf down = {0, -1, SEM_UNDO};
+	struct timespec short_wait = {0, 10000000};
+	errno = 0;
+	int r = semtimedop(semid, &down, 1, &short_wait);
+	printf("semtimedop at 0 for 10 ms: %d %s\n", r, r ? strerror(errno) : "");
+	struct {
+		long type;
+		char text[16];
+	} m = {3, "first message"}, in;
+	CHECK(msgsnd(msqid, &m, sizeof m.text, 0) == 0, "msgsnd");
+	errno = 0;
+	ssize_t n = msgrcv(msqid, &in, 4, 0, 0);
+	printf("msgrcv too small a buffer: %zd %s\n", n, n < 0 ? strerror(errno) : "");
+	n = msgrcv(msqid, &in, sizeof in.text, 0, 0);
+	printf("msgrcv queued: %zd type %ld %s\n", n, in.type, in.text);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, post_later, NULL) == 0, "create");
+	r = semop(semid, &down, 1);
+	printf("semop waited: %d value %d\n", r, semctl(semid, 0, GETVAL));
+	n = msgrcv(msqid, &in, sizeof in.text, 7, 0);
+	printf("msgrcv waited: %zd type %ld %s\n", n, in.type, in.text);
+	CHECK(pthread_join(t, NULL) == 0, "join");
+	semctl(semid, 0, IPC_RMID);
+	msgctl(msqid, IPC_RMID, NULL);
+}
+
+static void child_waits(void)
+{
+	int st;
+	errno = 0;
+	pid_t r = waitpid(-1, &st, 0);
+	printf("waitpid, no child: %d %s\n", (int)r, strerror(errno));
+	siginfo_t si;
+	errno = 0;
+	int w = waitid(P_ALL, 0, &si, WEXITED);
+	printf("waitid, no child: %d %s\n", w, strerror(errno));
+	pid_t quick = fork();
+	CHECK(quick >= 0, "fork");
+	if (quick == 0)
+		_exit(3);
+	/* it has ended (or ends) before the wait asks: taken either way */
+	r = waitpid(quick, &st, 0);
+	printf("waitpid, a child: %s status %d\n", r == quick ? "its pid" : "wrong",
+	       WEXITSTATUS(st));
+	pid_t slow = fork();
+	CHECK(slow >= 0, "fork");
+	if (slow == 0) {
+		struct timespec ts = {0, 20000000};
+		nanosleep(&ts, NULL);
+		_exit(5);
+	}
+	struct rusage ru;
+	r = wait4(slow, &st, 0, &ru);
+	printf("wait4, a child that ends later: %s status %d\n", r == slow ? "its pid" : "wrong",
+	       WEXITSTATUS(st));
+	pid_t third = fork();
+	CHECK(third >= 0, "fork");
+	if (third == 0) {
+		struct timespec ts = {0, 20000000};
+		nanosleep(&ts, NULL);
+		_exit(6);
+	}
+	memset(&si, 0, sizeof si);
+	w = waitid(P_PID, third, &si, WEXITED);
+	printf("waitid, a child that ends later: %d %s status %d\n", w,
+	       si.si_pid == third ? "its pid" : "wrong", si.si_status);
+}
+
+static int waits(void)
+{
+	lock_held_elsewhere(0, "flock");
+	lock_held_elsewhere(1, "lockf");
+	lock_held_elsewhere(2, "fcntl F_SETLKW");
+	sysv_waits();
+	child_waits();
+	printf("PASS waits\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -326,6 +522,8 @@ int main(int argc, char **argv)
 		return masks();
 	if (strcmp(what, "sigorder") == 0)
 		return sigorder();
-	fprintf(stderr, "usage: posix_misc condcancel|semtimed|masks|sigorder\n");
+	if (strcmp(what, "waits") == 0)
+		return waits();
+	fprintf(stderr, "usage: posix_misc condcancel|semtimed|masks|sigorder|waits\n");
 	return 2;
 }
