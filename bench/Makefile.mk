@@ -14,7 +14,7 @@
 BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent bench/maxthreads \
 	bench/cond_pingpong bench/mutex_uncontended bench/mutex_contention bench/prodcons \
 	bench/pipe_pingpong bench/echo_server bench/echo_load bench/file_compute \
-	bench/syscall_latency bench/cpu_fairness bench/timer_lateness
+	bench/syscall_latency bench/cpu_fairness bench/timer_lateness bench/start_latency
 check_PROGRAMS += $(BENCH_PROGS)
 bench_create_join_LDADD = -lpthread
 bench_burst_LDADD = -lpthread
@@ -34,6 +34,7 @@ bench_file_compute_LDADD = -lpthread
 bench_syscall_latency_LDADD = -lpthread
 bench_cpu_fairness_LDADD = -lpthread
 bench_timer_lateness_LDADD = -lpthread
+bench_start_latency_LDADD = -lpthread
 EXTRA_DIST += bench/bench.h bench/lib.sh bench/run.sh bench/sweep.sh bench/smoke.sh bench/README.md \
 	bench/results.md bench/sweep.dat bench/sweep-sleepers.svg bench/sweep-echo.svg
 

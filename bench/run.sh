@@ -87,7 +87,7 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons" \
 	"$top/bench/pipe_pingpong" "$top/bench/echo_server" "$top/bench/echo_load" \
 	"$top/bench/file_compute" "$top/bench/syscall_latency" "$top/bench/cpu_fairness" \
-	"$top/bench/timer_lateness"; do
+	"$top/bench/timer_lateness" "$top/bench/start_latency"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
@@ -124,7 +124,9 @@ file_compute|16 4 2 30000 8|60|$reps
 syscall_latency|200|30|$reps||1
 cpu_fairness|8 0.3|30|$reps||2
 timer_lateness@read|read 4 0.3|30|$reps
-timer_lateness@kill|kill 4 0.3|30|$reps"
+timer_lateness@kill|kill 4 0.3|30|$reps
+start_latency@1|1 256 2000|30|$reps
+start_latency@4|4 256 2000|30|$reps"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
@@ -141,7 +143,9 @@ file_compute|64 4 2 300000 32|120|$reps
 syscall_latency|2000|60|$reps||1
 cpu_fairness|8 2|60|$reps||2
 timer_lateness@read|read 4 2|60|$reps
-timer_lateness@kill|kill 4 2|60|$reps"
+timer_lateness@kill|kill 4 2|60|$reps
+start_latency@1|1 1024 20000|60|$reps
+start_latency@4|4 1024 20000|90|$reps"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -419,6 +423,15 @@ END {
 		measure(w, lbl, "wake-up lateness, p99 ms", "p99_late_ms", "%.3f", 1, "time")
 		measure(w, lbl, "wake-up lateness, worst ms", "max_late_ms", "%.3f", 1, "time")
 		measure(w, lbl, "calls per second of the loopers, thousands", "calls_per_sec", "%.0f", 1e3, "rate")
+	}
+	for (x = 1; x <= 2; x++) {
+		w = x == 1 ? "start_latency@1" : "start_latency@4"
+		if (!order[w]) continue
+		lbl = "start_latency (" size(w, "creators") " creator" (x == 1 ? "" : "s") ", each keeping " \
+			size(w, "alive") " threads alive, " size(w, "per_creator") " threads each)"
+		measure(w, lbl, "pthread_create to first instruction, median µs", "median_us", "%.1f", 1, "time")
+		measure(w, lbl, "pthread_create to first instruction, p99 µs", "p99_us", "%.1f", 1, "time")
+		measure(w, lbl, "threads started per second, thousands", "threads_per_sec", "%.1f", 1e3, "rate")
 	}
 	print ""
 	nf = 0

@@ -141,5 +141,8 @@ procs=
 # call's door is where they give the processor up.
 run timer_lateness mode=read read 4 0.2
 run timer_lateness mode=kill kill 4 0.2
+
+# New threads made faster than they end: each records how long it waited.
+run start_latency creators=2 2 64 500
 rm -f "$out"
 exit $status

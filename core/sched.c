@@ -720,7 +720,13 @@ void g_ready_any(struct g *gp)
 
 void sched_newproc(struct g *gp)
 {
-	put_runnable(gp, sched_my_p(), true);
+	put_runnable(gp, sched_my_p(), false);
+}
+
+bool sched_creator_gives_way(void)
+{
+	struct p *pp = sched_my_p();
+	return pp && runq_ring_len(pp) >= NEWPROC_YIELD;
 }
 
 static void gosched_m(void *arg)

@@ -280,9 +280,18 @@ struct g *gfget(struct p *pp);
 /* Put a dead G structure on pp's cache. Owner P only. */
 void gfput(struct p *pp, struct g *gp);
 
-/* Make a new RUNNABLE G runnable from a G (its own P's runnext) or from a
- * thread that is not a G (global queue), and wake an M for it. */
+/* Make a new RUNNABLE G runnable from a G (the back of its own P's
+ * queue, first come first served among new threads) or from a thread
+ * that is not a G (global queue), and wake an M for it. */
 void sched_newproc(struct g *gp);
+/* Should the calling G, which just made threads, let those queued on its
+ * P run before it goes on (g_yield_local)? Yes when at least
+ * NEWPROC_YIELD wait there: a creator that makes threads faster than the
+ * processors run them would otherwise queue thousands behind it for a
+ * whole slice, where a kernel shares the CPU between a creator and the
+ * threads it made. */
+#define NEWPROC_YIELD 16
+bool sched_creator_gives_way(void);
 
 /* Make a list of RUNNABLE Gs linked through schedlink (n of them)
  * runnable: on the global queue for idle Ps (starting Ms for them) and the

@@ -206,6 +206,9 @@ GMP_EXPORT int pthread_create(pthread_t *res, const pthread_attr_t *attr,
 	}
 	*res = (pthread_t)gp;
 	proc_start(gp, from);
+	/* the threads it made run before it makes many more */
+	if (sched_creator_gives_way())
+		g_yield_local();
 	return 0;
 }
 
