@@ -56,7 +56,8 @@ source_rev() {
 run_one() {
 	local w=$1 mode=$2 rep=$3 to=$4 prog=${1%@*} rc line extra= json runner=$gmprun
 	shift 4
-	# mode "before": an older build's libgmp (run.sh --before)
+	# mode "before": an older build's libgmp (run.sh --before); "go":
+	# the Go version of the workload (run.sh's $gobin)
 	[ "$mode" = before ] && runner=$before_gmprun
 	: >"$tmp/note"
 	case $prog in
@@ -64,6 +65,8 @@ run_one() {
 	*)
 		if [ "$mode" = nptl ]; then
 			timeout "$to" "$top/bench/$prog" "$@" >"$tmp/out" 2>"$tmp/err"
+		elif [ "$mode" = go ]; then
+			timeout "$to" "$gobin/$prog" "$@" >"$tmp/out" 2>"$tmp/err"
 		else
 			# shellcheck disable=SC2086
 			timeout "$to" env ${wprocs:+GMPMAXPROCS=$wprocs} \
@@ -73,7 +76,7 @@ run_one() {
 		;;
 	esac
 	line=$(grep -m1 '^RESULT ' "$tmp/out" | sed 's/^RESULT //')
-	if [ "$mode" != nptl ]; then
+	if [ "$mode" != nptl ] && [ "$mode" != go ]; then
 		json=$(grep '^{' "$tmp/err" | tail -1)
 		extra=$(echo "$json" | sed -n 's/.*"peak_os_threads": \([0-9]*\),.*"gomaxprocs": \([0-9]*\)[,}].*/rt_os_threads=\1 gomaxprocs=\2/p')
 		[ -n "$extra" ] && extra="$extra$(echo "$json" |
@@ -101,6 +104,8 @@ run_echo() {
 	# the server's own bound: it ends itself 30 s after echo_load's timeout
 	if [ "$mode" = nptl ]; then
 		"$top/bench/echo_server" $((to + 30)) >"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
+	elif [ "$mode" = go ]; then
+		"$gobin/echo_server" $((to + 30)) >"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
 	else
 		# shellcheck disable=SC2086
 		env ${wprocs:+GMPMAXPROCS=$wprocs} "$runner" -- "$top/bench/echo_server" $((to + 30)) \

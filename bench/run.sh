@@ -8,7 +8,7 @@
 #
 #   bench/run.sh [-r REPS] [-o FILE] [-p PROCS] [--quick] [--no-maxthreads]
 #                [--maxthreads-n N] [--only WORKLOAD,...] [--sweep | --no-sweep]
-#                [--before DIR]
+#                [--before DIR] [--no-go]
 #
 #   -r REPS          repetitions per library and workload (default 5)
 #   -o FILE          where the report goes (default: results.md next to
@@ -35,6 +35,13 @@
 #                    the same interleaved repetitions, and add its table
 #                    (against the same NPTL runs) to the report: libgmp
 #                    before and after a change, measured together
+#   --no-go          do not run the Go programs. By default, when the go
+#                    command is installed (Debian's golang-go; nothing is
+#                    installed here), bench/go/'s Go versions of
+#                    create_join, burst, cond_pingpong and the echo server
+#                    are built into the build tree (bench/go-bin) and run
+#                    in the same interleaved repetitions, and the report
+#                    gains a section of libgmp against Go
 #
 # The echo workloads (echo_100, echo_2000: 100 and 2,000 connections) start
 # bench/echo_server in the background, plainly or through gmprun, read the
@@ -60,6 +67,7 @@ max_n=1000000
 only=
 sweep=0
 before=
+use_go=1
 
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
@@ -73,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--sweep) sweep=1 ;;
 	--no-sweep) sweep=0 ;;
+	--no-go) use_go=0 ;;
 	--before) before=$(cd "$2" 2>/dev/null && pwd) || { echo "run.sh: no directory $2" >&2; exit 2; }; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
@@ -91,6 +100,26 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
+# the Go programs, built with the go command when there is one
+gobin=
+if [ $use_go = 1 ] && command -v go >/dev/null 2>&1; then
+	gobin="$top/bench/go-bin"
+	mkdir -p "$gobin"
+	for p in create_join burst cond_pingpong echo_server; do
+		if ! GO111MODULE=off GOCACHE="$gobin/.cache" go build -o "$gobin/$p" \
+			"$here/go/common.go" "$here/go/$p.go" >"$gobin/build.log" 2>&1; then
+			echo "run.sh: go build of bench/go/$p.go failed ($gobin/build.log): no Go runs" >&2
+			gobin=
+			break
+		fi
+	done
+fi
+# has_go WORKLOAD: it has a Go version and the Go programs are built
+has_go() {
+	[ -n "$gobin" ] || return 1
+	case $1 in create_join|burst|cond_pingpong|echo_*) return 0 ;; *) return 1 ;; esac
+}
+
 before_gmprun=
 if [ -n "$before" ]; then
 	before_gmprun="$before/gmprun"
@@ -181,9 +210,11 @@ echo "$plan" | while IFS='|' read -r w args to n nargs wprocs; do
 		if [ $((rep % 2)) = 1 ]; then
 			run_one "$w" nptl "$rep" "$to" $nargs
 			[ -n "$before" ] && run_one "$w" before "$rep" "$to" $args
+			has_go "$w" && run_one "$w" go "$rep" "$to" $nargs
 			run_one "$w" libgmp "$rep" "$to" $args
 		else
 			run_one "$w" libgmp "$rep" "$to" $args
+			has_go "$w" && run_one "$w" go "$rep" "$to" $nargs
 			[ -n "$before" ] && run_one "$w" before "$rep" "$to" $args
 			run_one "$w" nptl "$rep" "$to" $nargs
 		fi
@@ -573,8 +604,32 @@ function has_any_gp() { return gp != "" }
 ' "$1"
 }
 
-awk '$2 != "before"' "$raw" >"$tmp/raw-after"
+awk '$2 != "before" && $2 != "go"' "$raw" >"$tmp/raw-after"
 report "$tmp/raw-after" "$rev" >"$tmp/report"
+if grep -q '^[^ ]* go ' "$raw"; then
+	# libgmp's runs against the Go programs', as if Go were NPTL
+	awk '$2 == "go" || $2 == "libgmp"' "$raw" | sed 's/^\([^ ]*\) go /\1 nptl /' >"$tmp/raw-go"
+	report "$tmp/raw-go" "$rev" >"$tmp/report-go"
+	{
+		echo ""
+		echo "## Against Go"
+		echo ""
+		echo "The same run's libgmp repetitions against Go $(go env GOVERSION 2>/dev/null | sed 's/^go//')'s"
+		echo "goroutines (bench/go/: the same workloads written in Go, GOMAXPROCS its"
+		echo "default), whose runs were interleaved with the ones above. Here the"
+		echo "comparison is Go / libgmp for times, libgmp / Go for rates:"
+		echo ""
+		sed -n '/^| workload/,/^$/p' "$tmp/report-go" | sed '1,2s/NPTL/Go/g'
+		echo "Its runs:"
+		echo ""
+		echo '```'
+		awk '$2 == "go"' "$raw"
+		echo '```'
+	} >"$tmp/go-section"
+	awk -v sec="$tmp/go-section" '/^## Raw results/ { while ((getline l < sec) > 0) print l; print "" } { print }' \
+		"$tmp/report" >"$tmp/report2"
+	mv "$tmp/report2" "$tmp/report"
+fi
 if [ -n "$before" ]; then
 	# the same NPTL runs against the older libgmp, as if it were libgmp
 	awk '$2 != "libgmp"' "$raw" | sed 's/^\([^ ]*\) before /\1 libgmp /' >"$tmp/raw-before"
@@ -601,6 +656,7 @@ if [ -n "$before" ]; then
 fi
 
 sed -n '/^| workload/,/^$/{p;/^$/q}' "$tmp/report"
+sed -n '/^## Against Go/,/^## /{/^## Against Go/p;/^## [^A]/q;p}' "$tmp/report" | sed '$d'
 [ -n "$before" ] && sed -n '/^## Before the change/,/^## Raw/p' "$tmp/report" | sed '$d'
 sed -n '/^## Targets/,/^## Raw/p' "$tmp/report" | sed '$d'
 cp "$tmp/report" "$out"
