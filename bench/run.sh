@@ -151,6 +151,7 @@ echo_100|100 0.5 0.3|30|$reps
 echo_2000|2000 0.5 0.3|60|$reps
 file_compute|16 4 2 30000 8|60|$reps
 syscall_latency|200|30|$reps||1
+syscall_latency@fifo|200 fifo|30|$reps||1
 cpu_fairness|8 0.3|30|$reps||2
 timer_lateness@read|read 4 0.3|30|$reps
 timer_lateness@kill|kill 4 0.3|30|$reps
@@ -170,6 +171,7 @@ echo_100|100 3 1|60|$reps
 echo_2000|2000 3 1|90|$reps
 file_compute|64 4 2 300000 32|120|$reps
 syscall_latency|2000|60|$reps||1
+syscall_latency@fifo|2000 fifo|60|$reps||1
 cpu_fairness|8 2|60|$reps||2
 timer_lateness@read|read 4 2|60|$reps
 timer_lateness@kill|kill 4 2|60|$reps
@@ -430,9 +432,11 @@ END {
 			fmt("%.2fx", median(w, "libgmp", "compute_x_alone")), "")
 		measure(w, lbl, "reads, MiB per second", "read_mib_per_sec", "%.0f", 1, "rate")
 	}
-	w = "syscall_latency"
-	if (order[w]) {
-		lbl = w " (" size(w, "rounds") " x flock" ((w in own) ? "; libgmp with GMPMAXPROCS=" own[w] : "") ")"
+	for (x = 1; x <= 2; x++) {
+		w = x == 1 ? "syscall_latency" : "syscall_latency@fifo"
+		if (!order[w]) continue
+		lbl = "syscall_latency (" size(w, "rounds") " x " (x == 1 ? "flock" : "open of a FIFO") \
+			((w in own) ? "; libgmp with GMPMAXPROCS=" own[w] : "") ")"
 		measure(w, lbl, "blocked to other thread running, median µs", "median_us", "%.1f", 1, "time")
 		measure(w, lbl, "blocked to other thread running, p99 µs", "p99_us", "%.1f", 1, "time")
 	}

@@ -127,6 +127,7 @@ run pipe_pingpong n=200 200 2
 run file_compute passes=2 2 2 2 2000 2
 procs=1
 run syscall_latency rounds=50 50
+run syscall_latency call=fifo 50 fifo
 procs=
 run_echo 20 0.3 0.2
 

@@ -15,17 +15,26 @@
  * B waits, if need be, until A has recorded t0 (with several processors B
  * may start before A blocks), so t1 - t0 is never negative.
  *
- *   syscall_latency [R]
+ * CALL "fifo" blocks A instead in open(O_WRONLY) of a FIFO, which waits
+ * for a reader and has no non-blocking form to try first (O_NONBLOCK
+ * fails with ENXIO where it would wait); B, once it runs, opens the FIFO
+ * for reading, which lets both opens return.
+ *
+ *   syscall_latency [R [CALL]]      CALL: flock (default) or fifo
  */
 #include "bench.h"
 
 #include <fcntl.h>
 #include <semaphore.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <stdbool.h>
 
 #define WARMUP 20
 
 static long rounds;
+static bool use_fifo;
+static char fifo_path[4096 + 8];
 static int fd_a, fd_b;      /* two opens of the lock file */
 static sem_t b_holds;       /* B holds its lock and is about to wait on go */
 static sem_t go;            /* A lets B run */
@@ -60,8 +69,17 @@ static void *thread_a(void *arg)
 		sem_post(&go);
 		t0 = now_sec();
 		atomic_store_explicit(&t0_round, r, memory_order_release);
-		lock(fd_a, LOCK_EX, "A, blocking"); /* until B unlocks */
-		lock(fd_a, LOCK_UN, "A, unlock");
+		if (use_fifo) {
+			int fd = open(fifo_path, O_WRONLY | O_CLOEXEC); /* until B opens */
+			if (fd < 0) {
+				fprintf(stderr, "syscall_latency: open FIFO (A): %s\n", strerror(errno));
+				exit(1);
+			}
+			close(fd);
+		} else {
+			lock(fd_a, LOCK_EX, "A, blocking"); /* until B unlocks */
+			lock(fd_a, LOCK_UN, "A, unlock");
+		}
 		sem_post(&a_released);
 	}
 	return NULL;
@@ -74,7 +92,7 @@ static void *thread_b(void *arg)
 		if (r > 0)
 			sem_wait_all(&a_released);
 		/* free since A let it go: must succeed at once */
-		if (flock(fd_b, LOCK_EX | LOCK_NB) != 0) {
+		if (!use_fifo && flock(fd_b, LOCK_EX | LOCK_NB) != 0) {
 			fprintf(stderr, "syscall_latency: flock (B): %s\n", strerror(errno));
 			exit(1);
 		}
@@ -85,7 +103,16 @@ static void *thread_b(void *arg)
 		double t1 = now_sec();
 		if (r >= WARMUP)
 			lat[r - WARMUP] = (t1 - t0) * 1e6;
-		lock(fd_b, LOCK_UN, "B, unlock");
+		if (use_fifo) {
+			int fd = open(fifo_path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				fprintf(stderr, "syscall_latency: open FIFO (B): %s\n", strerror(errno));
+				exit(1);
+			}
+			close(fd);
+		} else {
+			lock(fd_b, LOCK_UN, "B, unlock");
+		}
 	}
 	return NULL;
 }
@@ -93,6 +120,12 @@ static void *thread_b(void *arg)
 int main(int argc, char **argv)
 {
 	rounds = arg_long(argc, argv, 1, 2000);
+	const char *call = argc > 2 ? argv[2] : "flock";
+	if (strcmp(call, "flock") != 0 && strcmp(call, "fifo") != 0) {
+		fprintf(stderr, "usage: syscall_latency [R [flock|fifo]]\n");
+		return 2;
+	}
+	use_fifo = strcmp(call, "fifo") == 0;
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
 	pthread_t a, b;
@@ -107,6 +140,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	unlink(path);
+	if (use_fifo) {
+		snprintf(fifo_path, sizeof fifo_path, "%s.fifo", path);
+		if (mkfifo(fifo_path, 0600) != 0) {
+			fprintf(stderr, "syscall_latency: mkfifo %s: %s\n", fifo_path, strerror(errno));
+			return 1;
+		}
+	}
 	if (sem_init(&b_holds, 0, 0) || sem_init(&go, 0, 0) || sem_init(&a_released, 0, 0)) {
 		fprintf(stderr, "syscall_latency: sem_init: %s\n", strerror(errno));
 		return 1;
@@ -119,6 +159,8 @@ int main(int argc, char **argv)
 	reap(a);
 	reap(b);
 	double secs = now_sec() - start;
+	if (use_fifo)
+		unlink(fifo_path);
 	long peak = sampler_stop(&smp);
 
 	double max = 0;
@@ -127,8 +169,8 @@ int main(int argc, char **argv)
 			max = lat[i];
 	double med = median(lat, (int)rounds); /* sorts lat */
 	double p99 = lat[(rounds * 99 + 99) / 100 - 1];
-	printf("RESULT name=syscall_latency rounds=%ld call=flock seconds=%.4f median_us=%.2f "
+	printf("RESULT name=syscall_latency rounds=%ld call=%s seconds=%.4f median_us=%.2f "
 	       "p99_us=%.2f max_us=%.2f peak_os_threads=%ld rss_kib=%ld\n",
-	       rounds, secs, med, p99, max, peak, status_field("VmHWM"));
+	       rounds, call, secs, med, p99, max, peak, status_field("VmHWM"));
 	return 0;
 }
