@@ -84,6 +84,11 @@ static void preempt_self(void)
 	/* signals that came for it while it waited to run again (a G that
 	 * spins in its own code passes nowhere else): this is a door */
 	door_signals_kept(gp);
+	/* an asynchronous cancellation sent while it waited to run: the
+	 * canceller's SIGCANCEL found it not running, and it stopped in its
+	 * own code, where such a cancellation may act at any instruction */
+	if (gp->canceltype == PTHREAD_CANCEL_ASYNCHRONOUS)
+		door_testcancel(gp);
 }
 
 /* Preempt the G running on mp, the signalled M, if it is at a safe

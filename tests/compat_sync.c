@@ -83,12 +83,6 @@ static void same_as_nptl(const char *prog, const char *sub, const char *const li
 	{ \
 		same_as_nptl(prog, sub, lines, 2); \
 	}
-/* The same with the default GMPMAXPROCS only. */
-#define SAME_AS_NPTL_DEFAULT_PROCS(name, prog, sub, lines) \
-	Test(sync, name, .timeout = TEST_TIMEOUT) \
-	{ \
-		same_as_nptl(prog, sub, lines, 1); \
-	}
 
 /* ---- 1. mutexes (sync_mutex) ------------------------------------------------------------ */
 
@@ -312,10 +306,10 @@ SAME_AS_NPTL(cancel_cleanup_handler_order, "sync_cancel", "cleanup",
 SAME_AS_NPTL(cancel_disabled_then_enabled, "sync_cancel", "disabled",
 	     LINES("the thread reached step 2 of 3"))
 
-/* PTHREAD_CANCEL_ASYNCHRONOUS ends a thread in a loop without calls.
- * Not with GMPMAXPROCS=1: the busy thread then holds the only processor
- * and the canceller never runs (there is no preemption yet). */
-SAME_AS_NPTL_DEFAULT_PROCS(cancel_asynchronous, "sync_cancel", "async", NULL)
+/* PTHREAD_CANCEL_ASYNCHRONOUS ends a thread in a loop without calls,
+ * also with one processor, where the canceller runs only while the busy
+ * thread is preempted: the cancellation acts when it runs again. */
+SAME_AS_NPTL(cancel_asynchronous, "sync_cancel", "async", NULL)
 
 /* C++: cancelled in pthread_cond_wait; locals' destructors, the cleanup
  * handler and a catch (abi::__forced_unwind &) that rethrows run in
