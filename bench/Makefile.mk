@@ -36,7 +36,7 @@ bench_cpu_fairness_LDADD = -lpthread
 bench_timer_lateness_LDADD = -lpthread
 bench_start_latency_LDADD = -lpthread
 EXTRA_DIST += bench/go/common.go bench/go/create_join.go bench/go/burst.go bench/go/cond_pingpong.go \
-	bench/go/echo_server.go
+	bench/go/echo_server.go bench/go/maxthreads.go
 EXTRA_DIST += bench/bench.h bench/lib.sh bench/run.sh bench/sweep.sh bench/smoke.sh bench/README.md \
 	bench/results.md bench/sweep.dat bench/sweep-sleepers.svg bench/sweep-echo.svg
 

@@ -38,8 +38,8 @@
 #   --no-go          do not run the Go programs. By default, when the go
 #                    command is installed (Debian's golang-go; nothing is
 #                    installed here), bench/go/'s Go versions of
-#                    create_join, burst, cond_pingpong and the echo server
-#                    are built into the build tree (bench/go-bin) and run
+#                    create_join, burst, cond_pingpong, maxthreads and the
+#                    echo server are built into the build tree (bench/go-bin) and run
 #                    in the same interleaved repetitions, and the report
 #                    gains a section of libgmp against Go
 #
@@ -105,7 +105,7 @@ gobin=
 if [ $use_go = 1 ] && command -v go >/dev/null 2>&1; then
 	gobin="$top/bench/go-bin"
 	mkdir -p "$gobin"
-	for p in create_join burst cond_pingpong echo_server; do
+	for p in create_join burst cond_pingpong echo_server maxthreads; do
 		if ! GO111MODULE=off GOCACHE="$gobin/.cache" go build -o "$gobin/$p" \
 			"$here/go/common.go" "$here/go/$p.go" >"$gobin/build.log" 2>&1; then
 			echo "run.sh: go build of bench/go/$p.go failed ($gobin/build.log): no Go runs" >&2
@@ -117,7 +117,7 @@ fi
 # has_go WORKLOAD: it has a Go version and the Go programs are built
 has_go() {
 	[ -n "$gobin" ] || return 1
-	case $1 in create_join|burst|cond_pingpong|echo_*) return 0 ;; *) return 1 ;; esac
+	case $1 in create_join|burst|cond_pingpong|echo_*|maxthreads) return 0 ;; *) return 1 ;; esac
 }
 
 before_gmprun=
@@ -212,11 +212,11 @@ echo "$plan" | while IFS='|' read -r w args to n nargs wprocs; do
 		if [ $((rep % 2)) = 1 ]; then
 			run_one "$w" nptl "$rep" "$to" $nargs
 			[ -n "$before" ] && run_one "$w" before "$rep" "$to" $args
-			has_go "$w" && run_one "$w" go "$rep" "$to" $nargs
+			has_go "$w" && run_one "$w" go "$rep" "$to" $args
 			run_one "$w" libgmp "$rep" "$to" $args
 		else
 			run_one "$w" libgmp "$rep" "$to" $args
-			has_go "$w" && run_one "$w" go "$rep" "$to" $nargs
+			has_go "$w" && run_one "$w" go "$rep" "$to" $args
 			[ -n "$before" ] && run_one "$w" before "$rep" "$to" $args
 			run_one "$w" nptl "$rep" "$to" $nargs
 		fi
