@@ -278,9 +278,6 @@ static bool takeable(struct sigrec *r, struct g *gp, uint64_t accept, bool proce
 	return (mine || unrouted) && (sigq_bit(r->info.si_signo) & accept);
 }
 
-/* The record sigq_take_mask would take now, the kernel's order: the
- * lowest-numbered signal, and of one signal the instance posted first;
- * NULL if none. Its state in *st. */
 /* The kernel's order of taking (dequeue_signal): the thread's own
  * signals before the process's, each lowest-numbered first, queued
  * instances first posted first. */
@@ -293,6 +290,8 @@ static bool before(const struct sigrec *a, const struct sigrec *b)
 	return a->seq < b->seq;
 }
 
+/* The record sigq_take_mask would take now, in that order; NULL if none.
+ * Its state in *st. */
 static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t *st)
 {
 	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))

@@ -54,21 +54,14 @@ void g_syscall_enter_block(void)
 	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
 		return;
-	struct m *mp = gp->m;
-	struct p *pp = mp->p;
-	trace_ev(mp, TR_SYSCALL, gp, 0);
+	struct p *pp = gp->m->p;
 	bool work = !runq_empty(pp) || ld_rlx(&sched.runqsize) != 0;
-	enter_syscall(mp, gp, pp);
-	if (!work) {
-		/* nobody waits for the P: sysmon hands it on if that
-		 * changes while the call lasts, as for any call */
-		sysmon_syscall_entered();
-		return;
-	}
-	/* as sysmon's retake, by the G itself: the CAS fails only if
-	 * sysmon took the P first */
+	g_syscall_enter();
+	/* nobody waits for the P: sysmon hands it on if that changes while
+	 * the call lasts, as for any call; otherwise, as sysmon's retake, by
+	 * the G itself (the CAS fails only if sysmon took the P first) */
 	uint32_t st = P_SYSCALL;
-	if (cas(&pp->status, &st, (uint32_t)P_IDLE))
+	if (work && cas(&pp->status, &st, (uint32_t)P_IDLE))
 		handoffp(pp);
 }
 
