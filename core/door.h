@@ -115,6 +115,11 @@ static inline void door_sync(struct g *gp)
  * while it uses the P. */
 static inline void door_hold(struct g *gp)
 {
+	/* an outermost hold marks its frame as door_enter does: a signal
+	 * handler that runs meanwhile enters below it, and must not take
+	 * the count for a stale one and start afresh */
+	if (gp->inlib == 0)
+		gp->inlib_sp = (uintptr_t)arch_stack_pointer();
 	gp->inlib++;
 	door_sync(gp);
 }

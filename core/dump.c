@@ -14,6 +14,7 @@
 #include "core/netpoll.h"
 #include "core/rt.h"
 #include "core/sched.h"
+#include "core/sigq.h"
 
 #include <libunwind.h>
 #include <string.h>
@@ -142,6 +143,15 @@ int dump_threads(int fd, struct g *self)
 			if (mp && (st == G_RUNNING || st == G_SYSCALL))
 				rt_printf(fd, " on OS thread %d", mp->tid);
 			rt_printf(fd, "]\n");
+		}
+		uint64_t pend = sigq_pending_mask(gp);
+		if (pend) {
+			rt_printf(fd, "\tsignals pending:");
+			for (int s = 1; s < 64; s++)
+				if (pend & sigq_bit(s))
+					rt_printf(fd, " %d%s", s,
+						  ld_rlx(&gp->sigmask) & sigq_bit(s) ? " (blocked)" : "");
+			rt_printf(fd, "\n");
 		}
 		if (gp == self)
 			backtrace_here(fd);

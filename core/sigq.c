@@ -61,11 +61,18 @@ bool sigq_post(struct g *target, const siginfo_t *info)
 {
 	int sig = info->si_signo;
 	if (sig < 32) {
-		/* a standard signal is pending at most once per target */
+		/* a standard signal is pending at most once for the process
+		 * and once per thread, as in the kernel's two queues: a
+		 * process record routed to a G is still the process's until
+		 * that G takes it (routing is only the kernel's choice of
+		 * whom to wake), and a record on its way (ROUTING) ends
+		 * routed or posted again, never dropped */
 		for (int i = 0; i < SIGQ_MAX; i++) {
-			uint32_t st = ld_acq(&recs[i].state);
-			if ((st == REC_POSTED || st == REC_ROUTED) && recs[i].info.si_signo == sig &&
-			    recs[i].target == target)
+			struct sigrec *r = &recs[i];
+			uint32_t st = ld_acq(&r->state);
+			if ((st == REC_POSTED || st == REC_ROUTING || st == REC_ROUTED) &&
+			    r->info.si_signo == sig && r->process == (target == NULL) &&
+			    (!target || r->target == target) && ld_acq(&r->state) == st)
 				return true;
 		}
 	}
@@ -225,13 +232,23 @@ void sigq_poll(struct p *pp)
 		int sig = r->info.si_signo;
 		struct g *gp = r->target ? r->target : choose_target(sig);
 		if (!gp || !live(gp)) {
-			/* pending for the process, or its thread is gone (as
-			 * with a thread-directed signal under Linux) */
-			if (gp) {
+			/* pending for the process (also when the G chosen for
+			 * it has just ended), or its thread is gone (as with a
+			 * thread-directed signal under Linux) */
+			if (gp && !r->process) {
 				xadd(&nposted, -1);
 				st_rel(&r->state, (uint32_t)REC_FREE);
 			} else {
 				st_rel(&r->state, (uint32_t)REC_POSTED);
+				/* a G that unblocked it meanwhile polled while
+				 * this record was ROUTING, and skipped it: one
+				 * of the two sees the other (its mask store,
+				 * this state store), so look again */
+				fence_seq();
+				if (gp || choose_target(sig)) {
+					st_rel(&sched.sigpoll, 1);
+					sysmon_kick();
+				}
 			}
 			continue;
 		}

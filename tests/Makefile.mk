@@ -44,7 +44,7 @@ check_PROGRAMS += tests/unit_tests
 tests_unit_tests_SOURCES = \
 	tests/unit/test_arch.c tests/unit/test_runq.c tests/unit/test_timer.c \
 	tests/unit/test_sched.c tests/unit/test_config.c tests/unit/test_stack.c \
-	tests/unit/test_waitq.c tests/unit/test_netpoll.c \
+	tests/unit/test_waitq.c tests/unit/test_netpoll.c tests/unit/test_sigq.c \
 	tests/unit/unit.h
 tests_unit_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_tests_LDADD = libgmpcore.la $(CRITERION_LIBS) -ldl -lpthread -lm
