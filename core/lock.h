@@ -50,9 +50,14 @@ struct note {
 	_Atomic uint32_t key;	/* 0 clear, 1 woken */
 };
 
+/* Sequentially consistent (an xchg on x86): a sleeper clears, then
+ * looks again at what it waits for; a release store could let that look
+ * pass the clear, and a waker that published and found the key still
+ * set by an old wake-up would skip the futex wake the sleeper then
+ * waits for forever. */
 static inline void note_clear(struct note *n)
 {
-	st_rel(&n->key, 0u);
+	atomic_store_explicit(&n->key, 0u, memory_order_seq_cst);
 }
 void note_wakeup(struct note *n);
 void note_sleep(struct note *n);
