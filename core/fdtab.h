@@ -39,6 +39,7 @@
 #define FD_SOCKET	0x4	/* a socket (timeouts apply) */
 #define FD_POLLFIRST_R	0x8	/* RWF_NOWAIT refused for reads: poll first */
 #define FD_POLLFIRST_W	0x10	/* and for writes */
+#define FD_TASKFILE	0x20	/* a thread's file under /proc (shim/file.c) */
 
 struct fdent {
 	_Atomic uint32_t flags;
@@ -61,6 +62,10 @@ struct fdent {
 	 * being SIGIO for 0 so that the signal names the descriptor. */
 	_Atomic int sig_owner;
 	_Atomic int sig_user;
+	/* FD_TASKFILE: the G whose file under /proc this is, opened as the
+	 * file of OS thread task_tid (the one the G ran on) */
+	_Atomic(struct g *) task_g;
+	_Atomic int task_tid;
 };
 
 /* The entry of fd, or NULL when libgmp never recorded anything there. */

@@ -77,8 +77,16 @@ static void name_task(struct g *gp, int tid, bool self)
 	arch_syscall1(SYS_close, fd);
 }
 
-static const char *task_path(const char *path, char *buf, size_t len)
+/* A thread's file under /proc (NULL: path is not one): path for the
+ * OS thread to open, in buf; the G and the OS thread in *task. */
+struct task_file {
+	struct g *g;
+	int tid;
+};
+
+static const char *task_path(const char *path, char *buf, size_t len, struct task_file *task)
 {
+	task->g = NULL;
 	if (!path || strncmp(path, "/proc/", 6) != 0)
 		return path;
 	struct g *me = getg(), *gp;
@@ -112,7 +120,81 @@ static const char *task_path(const char *path, char *buf, size_t len)
 	name_task(gp, tid, self);
 	if ((size_t)snprintf(buf, len, "/proc/self/task/%d%s", tid, rest) >= len)
 		return path;
+	task->g = gp;
+	task->tid = tid;
 	return buf;
+}
+
+/* The kernel makes a /proc file's text when it is read, not when it is
+ * opened: the OS thread must bear the G's name at the read too, which
+ * another G running there since the open may have changed. */
+/* fd, the G's own file of OS thread `from`, becomes the same file of
+ * OS thread `to`, where the G runs now: the same descriptor number,
+ * access mode, close-on-exec flag and offset. False if it cannot. */
+static bool retarget(int fd, int from, int to)
+{
+	char link[48], old[PATH_MAX], path[PATH_MAX], key[32];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	long n = arch_syscall4(SYS_readlinkat, AT_FDCWD, link, old, sizeof old - 1);
+	if (n <= 0)
+		return false;
+	old[n] = '\0';
+	snprintf(key, sizeof key, "/task/%d/", from);
+	char *at = strstr(old, key);
+	if (!at || (size_t)snprintf(path, sizeof path, "/proc/self/task/%d/%s", to,
+				     at + strlen(key)) >= sizeof path)
+		return false;
+	long fl = arch_syscall2(SYS_fcntl, fd, F_GETFL);
+	long fdfl = arch_syscall2(SYS_fcntl, fd, F_GETFD);
+	long off = arch_syscall3(SYS_lseek, fd, 0, SEEK_CUR);
+	if (fl < 0 || fdfl < 0)
+		return false;
+	int nfd = (int)arch_syscall4(SYS_openat, AT_FDCWD, path,
+				     (fl & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC, 0);
+	if (nfd < 0)
+		return false;
+	if (off > 0)
+		arch_syscall3(SYS_lseek, nfd, off, SEEK_SET);
+	long r = arch_syscall3(SYS_dup3, nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0);
+	arch_syscall1(SYS_close, nfd);
+	return r == fd;
+}
+
+void io_task_file(int fd)
+{
+	struct fdent *e = fd_get(fd);
+	if (likely(!e) || likely(!(ld_rlx(&e->flags) & FD_TASKFILE)))
+		return;
+	struct g *gp = ld_acq(&e->task_g), *me = getg();
+	int tid = ld_rlx(&e->task_tid);
+	if (!gp)
+		return;
+	if (gp != me) {
+		name_task(gp, tid, false);
+		return;
+	}
+	/* its own: the G may run on another OS thread than at the open */
+	int cur = (int)arch_syscall0(SYS_gettid);
+	if (cur != tid) {
+		if (!retarget(fd, tid, cur))
+			return;
+		st_rel(&e->task_tid, cur);
+	}
+	name_task(gp, cur, true);
+}
+
+/* fd is a thread's file under /proc (task) */
+static int task_opened(int fd, const struct task_file *task)
+{
+	if (fd < 0 || !task->g)
+		return fd;
+	struct fdent *e = fd_entry(fd);
+	if (e) {
+		st_rel(&e->task_g, task->g);
+		st_rel(&e->task_tid, task->tid);
+		atomic_fetch_or(&e->flags, FD_TASKFILE);
+	}
+	return fd;
 }
 
 GMP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -120,8 +202,10 @@ GMP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = MODE_ARG(flags);
 	GMP_ENTRY(openat, dirfd, path, flags, mode);
 	char buf[PATH_MAX];
-	path = task_path(path, buf, sizeof buf);
-	return opened(GMP_BLOCKING(int, true, real_openat(dirfd, path, flags, mode)));
+	struct task_file task;
+	path = task_path(path, buf, sizeof buf, &task);
+	return task_opened(opened(GMP_BLOCKING(int, true, real_openat(dirfd, path, flags, mode))),
+			   &task);
 }
 GMP_ALIAS(openat64, openat)
 
@@ -157,6 +241,20 @@ GMP_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	GMP_ENTRY(fopen, path, mode);
 	char buf[PATH_MAX];
-	return real_fopen(task_path(path, buf, sizeof buf), mode);
+	struct task_file task;
+	FILE *f = real_fopen(task_path(path, buf, sizeof buf, &task), mode);
+	if (f && task.g && mode[0] == 'r' && !strchr(mode, '+')) {
+		/* stdio reads with glibc's own system calls, which libgmp
+		 * does not see: its first buffer is filled here, while the
+		 * OS thread bears the G's name */
+		int e = errno;
+		int c = getc(f);
+		if (c != EOF)
+			ungetc(c, f);
+		else
+			clearerr(f);
+		errno = e;
+	}
+	return f;
 }
 GMP_ALIAS(fopen64, fopen)

@@ -78,7 +78,7 @@ GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	GMP_ENTRY(read, fd, buf, n);
 	struct fdent *e = io_polled(fd);
 	if (!e)
-		return IO_SYSCALL(ssize_t, true, SYS_READ(fd, buf, n));
+		return IO_SYSCALL(ssize_t, true, (io_task_file(fd), SYS_READ(fd, buf, n)));
 	door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, false, IO_TRY_NOWAIT, NW_READ(fd, buf, n),
 			 SYS_READ(fd, buf, n));
@@ -96,7 +96,7 @@ GMP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 	GMP_ENTRY(readv, fd, iov, n);
 	struct fdent *e = io_polled(fd);
 	if (!e)
-		return IO_SYSCALL(ssize_t, true, real_readv(fd, iov, n));
+		return IO_SYSCALL(ssize_t, true, (io_task_file(fd), real_readv(fd, iov, n)));
 	door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, false, IO_TRY_NOWAIT, NW_READV(fd, iov, n),
 			 SYS_READV(fd, iov, n));
@@ -385,7 +385,7 @@ GMP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 GMP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	GMP_ENTRY(pread, fd, buf, n, off);
-	return IO_SYSCALL(ssize_t, true, real_pread(fd, buf, n, off));
+	return IO_SYSCALL(ssize_t, true, (io_task_file(fd), real_pread(fd, buf, n, off)));
 }
 GMP_ALIAS(pread64, pread)
 
@@ -407,7 +407,7 @@ GMP_ALIAS(pwrite64, pwrite)
 GMP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
 {
 	GMP_ENTRY(preadv, fd, iov, n, off);
-	return IO_SYSCALL(ssize_t, true, real_preadv(fd, iov, n, off));
+	return IO_SYSCALL(ssize_t, true, (io_task_file(fd), real_preadv(fd, iov, n, off)));
 }
 GMP_ALIAS(preadv64, preadv)
 

@@ -21,6 +21,10 @@ struct iowait {
 				 * restarts the call (false: EINTR) */
 };
 
+/* fd is a thread's file under /proc: its OS thread is given the G's name
+ * again, right before the read (shim/file.c). */
+void io_task_file(int fd);
+
 /* fd's entry when the calling thread is a G and fd is polled: its calls
  * then try without blocking and park. NULL: make the call as a system
  * call (a thread that is not a G blocks in the kernel, as under NPTL). */
