@@ -42,6 +42,9 @@
 #include <sched.h>
 #include <signal.h>
 
+/* g->preempt_streak from which a G counts as computing, not waiting */
+#define G_CPU_BOUND 2
+
 enum g_status {
 	G_IDLE = 0,
 	G_RUNNABLE,
@@ -186,6 +189,15 @@ struct g {
 	int *clear_tid;
 	bool clear_tid_set;
 	uint32_t syncticks;		/* mutex unlocks, for time slicing */
+	/* Slices the G used up since it last blocked (g_park resets it):
+	 * from G_CPU_BOUND on, it computes rather than waits, and a long
+	 * slice serves it better than a short one (core/preempt.c). Owner
+	 * only; read by sysmon as a hint. */
+	uint8_t preempt_streak;
+	/* Counted in sched.nready_ia: made runnable as a thread that waits
+	 * for events, not yet run. Set by whoever queues it, cleared by the
+	 * M that runs it. */
+	bool ia_counted;
 	/* Non-zero: the G must not be preempted asynchronously (it runs a
 	 * signal handler, or the runtime is between two halves of a state
 	 * change). Owner only; read by its own M's signal handler. */

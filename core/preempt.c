@@ -20,6 +20,9 @@
 /* Stack a preemption may need below the saved state: preempt_self and
  * the switch to g0 (a few hundred bytes), with a wide margin. */
 #define PREEMPT_RESERVE 4096
+/* Runnable Gs per processor from which computing Gs keep whole slices
+ * while only computing Gs wait (sched_preempt_long). */
+#define CROWD 4
 /* How often sysmon asks again when the handler declined. */
 #define PREEMPT_RETRY_NS 1000000
 
@@ -171,6 +174,12 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		return 0;
 	int n = 0;
 	bool global_waits = ld_rlx(&sched.runqsize) != 0;
+	/* Many Gs take turns per processor (CROWD each): their working
+	 * sets cannot all stay in the caches, and every turn refills them */
+	int64_t nrunnable = ld_rlx(&sched.runqsize);
+	for (int i = 0; i < sched.gomaxprocs; i++)
+		nrunnable += runq_len(sched.allp[i]);
+	bool many = nrunnable >= (int64_t)CROWD * sched.gomaxprocs;
 	for (int i = 0; i < sched.gomaxprocs; i++) {
 		struct p *pp = sched.allp[i];
 		/* a G that makes one short system call after another keeps
@@ -184,10 +193,23 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		 * timers is due (a sleeper to wake): the slice is a fifth as
 		 * long, as a kernel's shrinks with its run queue, so that a
 		 * thread woken by I/O or a timer does not wait a whole slice
-		 * behind a spinning one. */
+		 * behind a spinning one. But where the running G computes
+		 * (it used up G_CPU_BOUND slices without blocking) and only
+		 * computing Gs wait (none woken, new, or preempted before it
+		 * computed long: nready_ia), short slices only make them take
+		 * turns at refilling their caches: the slice stays whole. A
+		 * G that hands work to a spinning one (its streak is short:
+		 * it blocks between rounds) still gets the spinner off the
+		 * processor within a short slice. */
 		int64_t due = ld_rlx(&pp->timers.minwhen);
 		bool due_now = due && due <= now;
 		bool waits = global_waits || !runq_empty(pp) || due_now;
+		if (waits && !due_now && many && ld_rlx(&sched.nready_ia) <= 0) {
+			struct m *cm = pp->m;
+			struct g *cg = cm ? __atomic_load_n(&cm->curg, __ATOMIC_RELAXED) : NULL;
+			if (cg && cg->preempt_streak >= G_CPU_BOUND)
+				waits = false;
+		}
 		int64_t slice = waits ? rt_cfg.preempt_ns / 5 : rt_cfg.preempt_ns;
 		/* a timer of this P is due: its M fires it only when it
 		 * schedules, so the G gives the P up soon (as a kernel lets a

@@ -549,6 +549,10 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	mp->curg = gp;
 	gp->m = mp;
 	g_casstatus(gp, G_RUNNABLE, G_RUNNING);
+	if (gp->ia_counted) {
+		gp->ia_counted = false;
+		xadd_rlx(&sched.nready_ia, -1);
+	}
 	gp->run_start = rt_nanotime();
 	if (!inherit) {
 		__atomic_store_n(&pp->schedtick, pp->schedtick + 1, __ATOMIC_RELAXED);
@@ -652,6 +656,7 @@ void g_park(bool (*unlockf)(struct m *, struct g *, void *), void *arg, uint8_t 
 	mp->waitunlockf = unlockf;
 	mp->waitlock = arg;
 	gp->waitreason = reason;
+	gp->preempt_streak = 0;	/* it waits: its next run answers an event */
 	gmp_ctx_mcall(&gp->ctx, mp->g0_top, park_m, gp);
 	/* running again, maybe on another M: mp is stale */
 	gp->waitreason = WAIT_NONE;
@@ -674,8 +679,19 @@ static void globrunq_put(struct g *gp)
 
 /* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
  * global queue's real-time part) and wake an M. */
+/* gp, made runnable, waits for events rather than computes: counted
+ * until it runs (execute). */
+static inline void count_ia(struct g *gp)
+{
+	if (!gp->ia_counted) {
+		gp->ia_counted = true;
+		xadd_rlx(&sched.nready_ia, 1);
+	}
+}
+
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
+	count_ia(gp);
 	bool rt = g_rt_runnable(gp);
 	if (pp && likely(!rt)) {
 		runq_put(pp, gp, next);
@@ -736,6 +752,8 @@ static void gosched_m(void *arg)
 
 	g_casstatus(gp, G_RUNNING, G_RUNNABLE);
 	dropg(mp, gp);
+	if (gp->preempt_streak < G_CPU_BOUND)
+		count_ia(gp);
 	globrunq_put(gp);
 	schedule(mp);
 }
@@ -751,6 +769,8 @@ void g_yield(void)
 void g_preempt_yield(void)
 {
 	struct g *gp = getg();
+	if (gp->preempt_streak < 255)
+		gp->preempt_streak++;
 	if (g_status(gp) == G_SYSCALL)
 		g_syscall_exit();
 	struct p *pp = gp->m->p;
@@ -770,6 +790,8 @@ static void goyield_m(void *arg)
 
 	g_casstatus(gp, G_RUNNING, G_RUNNABLE);
 	dropg(mp, gp);
+	if (gp->preempt_streak < G_CPU_BOUND)
+		count_ia(gp);
 	if (gp->lockedm)
 		globrunq_put(gp);
 	else

@@ -193,6 +193,11 @@ struct sched {
 	 * without it as a hint). */
 	struct g *rtq;
 	_Atomic int32_t nrtq;
+	/* Runnable Gs, queued anywhere, that wait for events rather than
+	 * compute (g->ia_counted): woken, new, or preempted before they
+	 * became CPU-bound. While there are none, a computing G keeps its
+	 * whole slice although computing Gs wait (core/preempt.c). */
+	_Atomic int32_t nready_ia;
 
 	/* Dead Gs beyond the per-P caches; under gflock. */
 	struct rt_mutex gflock;
