@@ -54,10 +54,16 @@ void arch_preempt_init(void);
 size_t arch_preempt_frame_size(void);
 void gmp_preempt_entry(void);
 
+/* The kernel's struct ucontext on x86-64 (uc_flags, uc_link, uc_stack,
+ * uc_mcontext, uc_sigmask): glibc's ucontext_t is larger. In the
+ * signal frame the siginfo follows it. */
+#define ARCH_KERNEL_UCONTEXT_SIZE 304
+
 /*
  * In a signal handler: make the interrupted context call fn() (with every
  * register, the flags and the vector state preserved around it) before it
- * goes on. Leaves the 128-byte red zone below the interrupted %rsp alone.
+ * goes on. Leaves the 128-byte red zone below the interrupted %rsp, and
+ * the state sigreturn reads back, alone.
  * Returns false, changing nothing, when the stack below %rsp does not
  * reach down to stack_lo + the frame size + reserve bytes for fn.
  */
@@ -66,7 +72,21 @@ static inline bool arch_preempt_inject(void *uc, void (*fn)(void), uintptr_t sta
 {
 	greg_t *r = ((ucontext_t *)uc)->uc_mcontext.gregs;
 	uintptr_t sp = (uintptr_t)r[REG_RSP];
-	uintptr_t frame = ((sp - 128 - 24) & ~(uintptr_t)15);
+	/* Below the red zone, and below the vector state the kernel saved
+	 * in this signal's frame (it lies just under the red zone, up to
+	 * 63 bytes of alignment away): sigreturn reads that state back,
+	 * and a word written over its end (FP_XSTATE_MAGIC2) makes the
+	 * kernel restore only the SSE part, zeroing the upper halves of
+	 * the interrupted code's YMM/ZMM registers. Just under it is the
+	 * siginfo, which sigreturn does not read; its first 32 bytes stay
+	 * for the handler that is still running. */
+	uintptr_t top = sp - 128;
+	uintptr_t fp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.fpregs;
+	if (fp && fp < top)
+		top = fp;
+	uintptr_t frame = ((top - 24) & ~(uintptr_t)15);
+	if (fp && frame < (uintptr_t)uc + ARCH_KERNEL_UCONTEXT_SIZE + 32)
+		return false;	/* not the kernel's usual frame layout */
 	if (stack_lo && (frame < stack_lo ||
 			 frame - stack_lo < arch_preempt_frame_size() + reserve))
 		return false;

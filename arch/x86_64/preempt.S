@@ -4,7 +4,8 @@
  *
  * The signal handler has left the interrupted context intact except for
  * %rsp and %rip: %rsp points at a 16-aligned three-word frame below the
- * interrupted code's red zone,
+ * interrupted code's red zone and below the vector state of the signal's
+ * frame (arch_preempt_inject),
  *
  *    +0   interrupted %rip
  *    +8   interrupted %rsp
