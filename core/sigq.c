@@ -222,9 +222,12 @@ void sigq_g_exited(struct g *gp)
 
 void sigq_poll(struct p *pp)
 {
-	if (!ld_acq(&sched.sigpoll))
+	/* An exchange, not a store: a poster counts its record (nposted)
+	 * and then sets sigpoll; a plain store of 0 could land after that
+	 * set while the look at nposted below passed it and saw none,
+	 * leaving the record unrouted with nobody asked to look again */
+	if (!ld_acq(&sched.sigpoll) || !xchg(&sched.sigpoll, 0))
 		return;
-	st_rel(&sched.sigpoll, 0);
 	for (int i = 0; i < SIGQ_MAX && ld_acq(&nposted) > 0; i++) {
 		struct sigrec *r = &recs[i];
 		if (!cas_val(&r->state, (uint32_t)REC_POSTED, (uint32_t)REC_ROUTING))
