@@ -300,4 +300,11 @@ static inline bool g_rt_runnable(struct g *gp)
 	return gp->lockedm && g_rt_policy(gp->schedpolicy);
 }
 
+/* The running G used up a slice without blocking (preempt_streak). */
+static inline void g_slice_used(struct g *gp)
+{
+	if (gp->preempt_streak < UINT8_MAX)
+		gp->preempt_streak++;
+}
+
 #endif

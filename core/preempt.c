@@ -166,6 +166,16 @@ static bool ask(struct m *mp, int64_t now, int64_t *sent)
  * has just started is not switched away at once. */
 #define TIMER_PREEMPT_NS 500000
 
+/* Many Gs take turns per processor (CROWD each): their working sets
+ * cannot all stay in the caches, and every turn refills them. */
+static bool crowded_now(void)
+{
+	int64_t nrunnable = ld_rlx(&sched.runqsize);
+	for (int i = 0; i < sched.gomaxprocs; i++)
+		nrunnable += runq_len(sched.allp[i]);
+	return nrunnable >= (int64_t)CROWD * sched.gomaxprocs;
+}
+
 int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 {
 	*waiting = false;
@@ -174,12 +184,7 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		return 0;
 	int n = 0;
 	bool global_waits = ld_rlx(&sched.runqsize) != 0;
-	/* Many Gs take turns per processor (CROWD each): their working
-	 * sets cannot all stay in the caches, and every turn refills them */
-	int64_t nrunnable = ld_rlx(&sched.runqsize);
-	for (int i = 0; i < sched.gomaxprocs; i++)
-		nrunnable += runq_len(sched.allp[i]);
-	bool many = nrunnable >= (int64_t)CROWD * sched.gomaxprocs;
+	int crowded = -1;	/* crowded_now(), once a P needs it */
 	for (int i = 0; i < sched.gomaxprocs; i++) {
 		struct p *pp = sched.allp[i];
 		/* a G that makes one short system call after another keeps
@@ -204,11 +209,14 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		int64_t due = ld_rlx(&pp->timers.minwhen);
 		bool due_now = due && due <= now;
 		bool waits = global_waits || !runq_empty(pp) || due_now;
-		if (waits && !due_now && many && ld_rlx(&sched.nready_ia) <= 0) {
+		if (waits && !due_now && ld_rlx(&sched.nready_ia) <= 0) {
 			struct m *cm = pp->m;
 			struct g *cg = cm ? __atomic_load_n(&cm->curg, __ATOMIC_RELAXED) : NULL;
-			if (cg && cg->preempt_streak >= G_CPU_BOUND)
-				waits = false;
+			if (cg && cg->preempt_streak >= G_CPU_BOUND) {
+				if (crowded < 0)
+					crowded = crowded_now();
+				waits = !crowded;
+			}
 		}
 		int64_t slice = waits ? rt_cfg.preempt_ns / 5 : rt_cfg.preempt_ns;
 		/* a timer of this P is due: its M fires it only when it

@@ -677,8 +677,6 @@ static void globrunq_put(struct g *gp)
 	rt_unlock(&sched.lock);
 }
 
-/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
- * global queue's real-time part) and wake an M. */
 /* gp, made runnable, waits for events rather than computes: counted
  * until it runs (execute). */
 static inline void count_ia(struct g *gp)
@@ -689,6 +687,8 @@ static inline void count_ia(struct g *gp)
 	}
 }
 
+/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
+ * global queue's real-time part) and wake an M. */
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
 	count_ia(gp);
@@ -769,8 +769,7 @@ void g_yield(void)
 void g_preempt_yield(void)
 {
 	struct g *gp = getg();
-	if (gp->preempt_streak < 255)
-		gp->preempt_streak++;
+	g_slice_used(gp);
 	if (g_status(gp) == G_SYSCALL)
 		g_syscall_exit();
 	struct p *pp = gp->m->p;

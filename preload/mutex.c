@@ -244,8 +244,7 @@ static inline void slice_tick(void)
 	if (gp && unlikely(++gp->syncticks % SLICE_EVERY == 0) &&
 	    rt_nanotime() - gp->run_start > SYNC_SLICE_NS) {
 		door_hold(gp);	/* an unlock has no door of its own */
-		if (gp->preempt_streak < 255)
-			gp->preempt_streak++;	/* a slice used up */
+		g_slice_used(gp);
 		g_yield();
 		door_unhold(gp);
 	}

@@ -125,9 +125,6 @@ static const char *task_path(const char *path, char *buf, size_t len, struct tas
 	return buf;
 }
 
-/* The kernel makes a /proc file's text when it is read, not when it is
- * opened: the OS thread must bear the G's name at the read too, which
- * another G running there since the open may have changed. */
 /* fd, the G's own file of OS thread `from`, becomes the same file of
  * OS thread `to`, where the G runs now: the same descriptor number,
  * access mode, close-on-exec flag and offset. False if it cannot. */
@@ -160,7 +157,12 @@ static bool retarget(int fd, int from, int to)
 	return r == fd;
 }
 
-void io_task_file(int fd)
+/* The kernel makes a /proc file's text when it is read, not when it is
+ * opened: the OS thread must bear the G's name at the read too, which
+ * another G running there since the open may have changed. */
+_Atomic bool io_task_files;
+
+void io_task_file_slow(int fd)
 {
 	struct fdent *e = fd_get(fd);
 	if (likely(!e) || likely(!(ld_rlx(&e->flags) & FD_TASKFILE)))
@@ -190,6 +192,7 @@ static int task_opened(int fd, const struct task_file *task)
 		return fd;
 	struct fdent *e = fd_entry(fd);
 	if (e) {
+		st_rlx(&io_task_files, true);
 		st_rel(&e->task_g, task->g);
 		st_rel(&e->task_tid, task->tid);
 		atomic_fetch_or(&e->flags, FD_TASKFILE);

@@ -21,9 +21,16 @@ struct iowait {
 				 * restarts the call (false: EINTR) */
 };
 
-/* fd is a thread's file under /proc: its OS thread is given the G's name
- * again, right before the read (shim/file.c). */
-void io_task_file(int fd);
+/* If fd is a thread's file under /proc, its OS thread is given the G's
+ * name again, right before the read (shim/file.c). A program that never
+ * opened one pays a load: io_task_files stays false. */
+extern _Atomic bool io_task_files;
+void io_task_file_slow(int fd);
+static inline void io_task_file(int fd)
+{
+	if (unlikely(ld_rlx(&io_task_files)))
+		io_task_file_slow(fd);
+}
 
 /* fd's entry when the calling thread is a G and fd is polled: its calls
  * then try without blocking and park. NULL: make the call as a system
