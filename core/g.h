@@ -217,6 +217,10 @@ struct g {
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */
+	/* A handler was held back because the signal found the G inside
+	 * libgmp (g_in_runtime): its next park ends at once if the signal
+	 * is still pending for it. The G's own M only (trampoline, park_m). */
+	bool sig_deferred;
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	int nice;			/* setpriority's value for the thread */
 	int ioprio;			/* ioprio_set's, when ioprio_set */

@@ -30,16 +30,20 @@
 static uintptr_t unsafe_lo[NRANGES], unsafe_hi[NRANGES];
 static int nunsafe;
 static uintptr_t main_lo, main_hi;	/* the initial thread's stack */
-static bool ready;
+static bool known;		/* the ranges and main_lo..main_hi */
+static bool ready;		/* and preemption is on */
 
 void preempt_init(void)
 {
-	if (!rt_cfg.preempt_ns)
-		return;
+	/* the ranges and the main stack serve g_in_runtime too */
 	if (os_text_range((const void *)preempt_init, &unsafe_lo[0], &unsafe_hi[0]) != 0)
 		return;
-	nunsafe = 1 + os_libc_text_ranges(unsafe_lo + 1, unsafe_hi + 1, NRANGES - 1);
-	if (nunsafe < 2 || os_main_stack(&main_lo, &main_hi) != 0)
+	int n = 1 + os_libc_text_ranges(unsafe_lo + 1, unsafe_hi + 1, NRANGES - 1);
+	if (n < 2 || os_main_stack(&main_lo, &main_hi) != 0)
+		return;
+	nunsafe = n;
+	known = true;
+	if (!rt_cfg.preempt_ns)
 		return;
 	arch_preempt_init();
 	ready = true;
@@ -57,7 +61,7 @@ bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lop)
 {
 	uintptr_t lo, hi;
 	if (gp->stack.kind == STACK_MAIN) {
-		if (!ready)
+		if (!known)
 			return false;
 		lo = main_lo;
 		hi = main_hi;
@@ -68,6 +72,19 @@ bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lop)
 	if (lop)
 		*lop = lo;
 	return sp >= lo && sp <= hi;
+}
+
+bool g_in_runtime(struct g *gp, void *uc)
+{
+	if (!gp->inlib || gp->preemptoff || g_status(gp) != G_RUNNING || !known)
+		return false;
+	/* below the outermost entry's frame, on the G's own stack */
+	uintptr_t sp = arch_uc_sp(uc);
+	if (sp > gp->inlib_sp || !g_stack_bounds(gp, sp, NULL))
+		return false;
+	if (sched_in_vfork_child())
+		return false;
+	return unsafe_pc(arch_uc_pc(uc));
 }
 
 /* Called by the preempted G, through gmp_preempt_entry. */

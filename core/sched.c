@@ -637,7 +637,14 @@ static void park_m(void *arg)
 	}
 	mp->p->nwait[gp->waitreason]++;
 	trace_ev(mp, TR_PARK, gp, gp->waitreason);
+	/* a signal that found the G inside libgmp left its handler for the
+	 * door; a wait the G began since must end for it, as a signal ends
+	 * the wait of a G it is routed to (kick in core/sigq.c) */
+	bool deferred = gp->sig_deferred;
+	gp->sig_deferred = false;
 	g_casstatus(gp, G_RUNNING, G_WAITING);
+	if (unlikely(deferred) && sigq_pending_for(gp) && g_claim(gp, 0))
+		g_ready(gp, mp->p, false);
 	schedule(mp);
 }
 

@@ -388,6 +388,17 @@ bool sched_sig_send(int tid, int code);
 bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lo);
 /* Learn the unsafe code ranges (valid TLS; sched_init calls it). */
 void preempt_init(void);
+/*
+ * Is gp, interrupted at uc on its own M, inside libgmp: in an interposed
+ * function (or the glibc code it called) that may hold a descriptor's or
+ * the wait table's lock, or have armed its wake-up, so that a program's
+ * handler run there and calling back into libgmp could deadlock or ready
+ * the G itself? Not while it runs a handler, nor in a call made as the
+ * program's system call (G_SYSCALL, which a signal must interrupt), nor
+ * with a count a longjmp left stale (the outermost entry's frame gone),
+ * nor in a vfork child. Async-signal-safe.
+ */
+bool g_in_runtime(struct g *gp, void *uc);
 /* sysmon: send the requests due; returns how many. *waiting: some
  * running processor has threads waiting for it (sysmon then looks again
  * within 1 ms, the shorter slice's resolution). *next_due: the earliest

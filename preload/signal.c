@@ -113,6 +113,17 @@ static long nudge_self(int sig)
 	return reinject(sig, &info);
 }
 
+/* A signal found gp inside libgmp (g_in_runtime), which may hold a lock a
+ * handler's calls into libgmp would take, or have armed the G's wake-up
+ * that such a call could claim: its handler runs at the G's next door
+ * instead, and a park the G begins before that ends at once (park_m), as
+ * the kernel ends a wait a handler interrupts. */
+static void hold_back(struct g *gp)
+{
+	gp->sig_deferred = true;
+	atomic_fetch_or_explicit(&gp->door, DOOR_SIGNAL, memory_order_relaxed);
+}
+
 /* In a frame the kernel made for sig on gp's OS thread (its mask
  * applied, as for any delivery of sig): run the handler of every record
  * of sig routed to gp, with its own siginfo. */
@@ -172,14 +183,17 @@ static int run_handlers(struct g *gp, bool *restart)
 	return n;
 }
 
+/* A fault this thread caused: its handler runs at the instruction. */
+static bool fault_here(int sig, const siginfo_t *info)
+{
+	return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+				     sig == SIGILL || sig == SIGTRAP || sig == SIGSYS);
+}
+
 static bool thread_signal(int sig, const siginfo_t *info)
 {
-	if (info->si_code == SI_TKILL)
-		return true;	/* tgkill, raise, pthread_kill: this thread */
-	if (info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
-				  sig == SIGILL || sig == SIGTRAP || sig == SIGSYS))
-		return true;	/* a fault this thread caused */
-	return false;
+	/* tgkill, raise, pthread_kill: this thread */
+	return info->si_code == SI_TKILL || fault_here(sig, info);
 }
 
 /* SIGSEGV and SIGBUS keep the trampoline even at their default action,
@@ -286,7 +300,9 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		 * after the handlers: it must find the G as it left it. The
 		 * kernel made this a delivery of sig (its mask applied). On
 		 * g0 or an idle M the records stay, for the G's door. */
-		if (gp)
+		if (gp && g_in_runtime(gp, uc))
+			hold_back(gp);
+		else if (gp)
 			run_routed(gp, sig, uc);
 		return;
 	}
@@ -298,6 +314,13 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		}
 		/* the kernel mask is the G's, but for SCHED_SIG */
 		bool blocked = ld_rlx(&gp->sigmask) & sigq_bit(sig);
+		if (!fault_here(sig, info) && g_in_runtime(gp, uc) &&
+		    sigq_post(thread_signal(sig, info) ? gp : NULL, info)) {
+			/* routed as any posted signal, its handler runs at the
+			 * G's next door */
+			hold_back(gp);
+			return;
+		}
 		if (thread_signal(sig, info)) {
 			if (!blocked || !sigq_post(gp, info))
 				call_user(sig, info, uc);

@@ -143,6 +143,15 @@ Test(live, process_signals_outlive_the_thread_they_were_routed_to, .timeout = TE
 	same_as_nptl("stormexit");
 }
 
+/* A handler that writes a wake-up descriptor main polls (as CPython's
+ * event loops do), with signals arriving while main is inside poll's and
+ * select's own work: the handler must not run there (it would take the
+ * descriptor's lock poll holds, or wake the thread it interrupts). */
+Test(live, handler_writing_the_polled_descriptor_ends, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("wakefd");
+}
+
 /* ---- every runnable thread runs ---------------------------------------------------- */
 
 /* With every processor taken by threads that never wait, threads woken

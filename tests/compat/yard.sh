@@ -163,7 +163,13 @@ case_python_threads() {
 py_suite() {
 	local log=$OUTDIR/$1
 	shift
-	$PRE $PY -m test -v --junit-xml "$log.xml" "$@" >"$log" 2>&1
+	local rc=0
+	$PRE $PY -m test -v --junit-xml "$log.xml" "$@" >"$log" 2>&1 || rc=$?
+	# a suite killed by a signal writes no report: show where it was
+	if [ "$rc" -gt 128 ]; then
+		echo "$PY -m test $*: ended by signal $((rc - 128)); its last lines:" >&2
+		tail -n 30 "$log" >&2
+	fi
 	/usr/bin/python3 "$here/junit_passed.py" "$log.xml"
 	return 0
 }
@@ -395,7 +401,7 @@ while IFS='|' read -r name timeout cmp names what; do
 	if [ $verdict = FAIL ]; then
 		for m in nptl gmp; do
 			echo "    --- $m stderr (last lines):"
-			tail -5 "$work/out/$name.$m/err" | sed 's/^/    /'
+			tail -40 "$work/out/$name.$m/err" | sed 's/^/    /'
 		done
 	fi
 	works=yes

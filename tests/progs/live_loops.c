@@ -31,6 +31,12 @@
  *                       while its waiter is on its way back into
  *                       sigwait), while 2 threads loop on
  *                       pthread_mutex_trylock
+ *   live_loops wakefd   as a Python event loop: main waits in poll and
+ *                       select on a socket whose other end SIGUSR1's
+ *                       handler writes a byte to (signal.set_wakeup_fd),
+ *                       while a thread kill()s the process with SIGUSR1
+ *                       for 1 s; the handler runs wherever the signal
+ *                       finds main, inside poll's own work too
  *   live_loops wakeups  4 threads loop on pthread_mutex_trylock while 4
  *                       others are each woken 100 times, one by its own
  *                       1 ms sleeps, one by a pipe a helper writes to, one
@@ -57,6 +63,9 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <poll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
 
 #define NLOOP 4
 #define FILE_SIZE (1 << 20)
@@ -280,6 +289,92 @@ static int storm(const char *what, bool block, bool tkill, bool worker_exits)
 	return 0;
 }
 
+/* ---- a wake-up descriptor written by a handler -------------------------------------- */
+
+static int wake_sv[2];		/* main reads [0]; the handler writes [1] */
+
+static void on_usr_write(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	char c = 1;
+	(void)!write(wake_sv[1], &c, 1);	/* full: a wake-up is pending anyway */
+	atomic_fetch_add(&handled[0], 1);
+	sem_post(&posted[0]);
+	errno = saved;
+}
+
+static void *wakefd_sender(void *arg)
+{
+	(void)arg;
+	long n = 0;
+	while (atomic_load_explicit(&senders_run, memory_order_relaxed)) {
+		CHECK(kill(getpid(), SIGUSR1) == 0, "kill: %s", strerror(errno));
+		atomic_fetch_add(&sent[0], 1);
+		if (++n % 64 == 0)
+			while (sem_wait(&posted[0]) != 0)
+				CHECK(errno == EINTR, "sem_wait: %s", strerror(errno));
+	}
+	return NULL;
+}
+
+static int wakefd(void)
+{
+	CHECK(sem_init(&posted[0], 0, 0) == 0, "sem_init");
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, wake_sv) == 0, "socketpair");
+	for (int k = 0; k < 2; k++)
+		CHECK(fcntl(wake_sv[k], F_SETFL, O_NONBLOCK) == 0, "fcntl");
+	struct sigaction sa = {0};
+	sa.sa_handler = on_usr_write;	/* no SA_RESTART, as CPython */
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
+	/* the sender blocks SIGUSR1: main takes every one */
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	CHECK(pthread_sigmask(SIG_BLOCK, &usr, NULL) == 0, "pthread_sigmask");
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, wakefd_sender, NULL) == 0, "pthread_create");
+	CHECK(pthread_sigmask(SIG_UNBLOCK, &usr, NULL) == 0, "pthread_sigmask");
+	long waits = 0, woke = 0, eintr = 0;
+	double end = now_sec() + 1.0;
+	while (now_sec() < end) {
+		int r;
+		if (waits++ % 2 == 0) {
+			struct pollfd pf = {wake_sv[0], POLLIN, 0};
+			r = poll(&pf, 1, 100);
+		} else {
+			fd_set rs;
+			FD_ZERO(&rs);
+			FD_SET(wake_sv[0], &rs);
+			struct timeval tv = {0, 100000};
+			r = select(wake_sv[0] + 1, &rs, NULL, NULL, &tv);
+		}
+		if (r < 0) {
+			CHECK(errno == EINTR, "poll/select: %s", strerror(errno));
+			eintr++;
+			continue;
+		}
+		if (r > 0) {
+			char buf[256];
+			ssize_t k;
+			while ((k = read(wake_sv[0], buf, sizeof buf)) > 0)
+				woke += k;
+			CHECK(k < 0 && errno == EAGAIN, "read: %s", strerror(errno));
+		}
+	}
+	atomic_store(&senders_run, 0);
+	/* the sender may wait for one more handler run */
+	kill(getpid(), SIGUSR1);
+	CHECK(pthread_join(th, NULL) == 0, "pthread_join");
+	CHECK(sent[0] > 0 && atomic_load(&handled[0]) > 0, "no signal handled (%ld sent)",
+	      (long)sent[0]);
+	CHECK(woke > 0, "the wake-up descriptor never became readable");
+	printf("main waited in poll and select while a thread sent SIGUSR1; "
+	       "the handler wrote the wake-up descriptor, and main read it\n");
+	printf("PASS wakefd\n");
+	return 0;
+}
+
 /* ---- wake-ups of every kind among loopers ----------------------------------------- */
 
 #define ROUNDS 100
@@ -482,9 +577,11 @@ int main(int argc, char **argv)
 		return storm(what, true, false, true);
 	if (strcmp(what, "wakeups") == 0)
 		return wakeups();
+	if (strcmp(what, "wakefd") == 0)
+		return wakefd();
 	if (strcmp(what, "sigwaits") == 0)
 		return sigwaits();
 	fprintf(stderr, "usage: live_loops read|pread|getpid|yield|trylock|sem|clock|"
-			"storm|stormblock|tkill|stormexit|sigwaits|wakeups\n");
+			"storm|stormblock|tkill|stormexit|sigwaits|wakeups|wakefd\n");
 	return 2;
 }
