@@ -17,11 +17,14 @@
  * peak), and at the end reads the server's `VmHWM` (its peak resident
  * set), PID being the server's process.
  *
- * Reports requests per second, the median and 99th percentile latency in
- * microseconds, the server's peak threads and peak RSS (KiB), and
+ * Reports requests per second, the median, 99th and 99.9th percentile
+ * latency in microseconds, the server's peak threads and peak RSS (KiB), and
  * `starved`, the connections that got no reply in the window. It exits
  * with status 1, after its RESULT line, when some did: a server that
  * leaves connections unserved has not carried the load.
+ *
+ * With ECHO_LAT_DIST=FILE set it also writes the distribution there:
+ * lines "PERCENT LATENCY_US", the latency at every 0.1 % (0 to 100).
  *
  *   echo_load PORT PID [C [SECONDS [WARMUP]]]
  */
@@ -228,16 +231,29 @@ int main(int argc, char **argv)
 		starved += c[i].in_window == 0;
 		close(c[i].fd);
 	}
-	double p50 = 0, p99 = 0;
+	double p50 = 0, p99 = 0, p999 = 0;
 	if (nlat) {
 		qsort(lat, nlat, sizeof *lat, cmp_dbl);
 		p50 = nlat % 2 ? lat[nlat / 2] : (lat[nlat / 2 - 1] + lat[nlat / 2]) / 2;
 		p99 = lat[(nlat * 99 + 99) / 100 - 1]; /* the ceil(0.99 n)-th */
+		p999 = lat[(nlat * 999 + 999) / 1000 - 1];
 	}
 	printf("RESULT name=echo conns=%ld seconds=%.3f requests=%ld rps=%.0f p50_us=%.1f p99_us=%.1f "
-	       "peak_threads=%ld rss_kb=%ld starved=%ld warmup_s=%.3f connect_s=%.3f\n",
-	       nc, secs, requests, (double)requests / (t_w1 - t_w0), p50, p99, peak_threads, rss, starved,
-	       t_w0 - t_warm, t_warm - t_connect);
+	       "p999_us=%.1f peak_threads=%ld rss_kb=%ld starved=%ld warmup_s=%.3f connect_s=%.3f\n",
+	       nc, secs, requests, (double)requests / (t_w1 - t_w0), p50, p99, p999, peak_threads, rss,
+	       starved, t_w0 - t_warm, t_warm - t_connect);
+	/* the distribution, for a plot: the latency at every 0.1 % */
+	const char *dist = getenv("ECHO_LAT_DIST");
+	if (dist && *dist && nlat) {
+		FILE *f = fopen(dist, "w");
+		if (!f)
+			die(dist);
+		for (long q = 0; q <= 1000; q++) {
+			long i = q == 0 ? 0 : (nlat * q + 999) / 1000 - 1;
+			fprintf(f, "%.1f %.1f\n", q / 10.0, lat[i]);
+		}
+		fclose(f);
+	}
 	if (starved) {
 		fprintf(stderr, "echo_load: %ld of %ld connections got no reply in the window\n", starved,
 			nc);

@@ -92,8 +92,9 @@ run_one() {
 # The state of process $1 ("R", "S", "Z", ...), empty once it is gone.
 proc_state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
-# run_echo CONNS [SECONDS [WARMUP]], from run_one (w, mode, to, runner set there):
-# the server in the background, echo_load against it, the server ended.
+# run_echo CONNS [SECONDS [WARMUP]], from run_one (w, mode, rep, to, runner set
+# there): the server in the background, echo_load against it, the server ended;
+# the latency distribution echo_load wrote is appended to $dists when set.
 # echo_load's output goes where run_one reads it; a server that did not
 # start or ended by itself is said in $tmp/note, which fails the run.
 run_echo() {
@@ -135,8 +136,13 @@ run_echo() {
 		pid=$spid
 		rc=99
 	else
-		timeout "$to" "$top/bench/echo_load" "$port" "$pid" "$@" >"$tmp/out" 2>"$tmp/err"
+		rm -f "$tmp/dist"
+		ECHO_LAT_DIST=$tmp/dist timeout "$to" "$top/bench/echo_load" "$port" "$pid" "$@" \
+			>"$tmp/out" 2>"$tmp/err"
 		rc=$?
+		# the latency distribution, kept as lines "WORKLOAD MODE REP PERCENT US"
+		[ -n "${dists:-}" ] && [ -s "$tmp/dist" ] &&
+			sed "s/^/$w $mode $rep /" "$tmp/dist" >>"$dists"
 	fi
 	st=$(proc_state "$pid")
 	if [ -z "$st" ] || [ "$st" = Z ]; then

@@ -47,7 +47,11 @@
 # bench/echo_server in the background, plainly or through gmprun, read the
 # port and pid it prints, drive it with bench/echo_load, which runs plainly
 # in both cases (only the server differs), then end the server by its pid
-# (SIGTERM; SIGKILL if it is still there 5 s later) and wait for it.
+# (SIGTERM; SIGKILL if it is still there 5 s later) and wait for it. Their
+# latency distributions (every 0.1 %, each run) go to echo-latency.dat
+# beside the report, and with gnuplot (GNUPLOT names another) to
+# echo-latency.svg: latency against percentile, on a scale of nines, one
+# line per library (the first repetition), which the report shows.
 #
 # Needs bash, awk, timeout. BUILDDIR names the build tree (default: the
 # parent of this script's directory).
@@ -184,11 +188,14 @@ maxthreads|$max_n 5000|1200|1|$max_n 500"
 fi
 
 raw=$(dirname "$out")/results-raw.txt
+dists=$(dirname "$out")/echo-latency.dat
+gnuplot=${GNUPLOT:-gnuplot}
 # make_tmp, run_one, run_echo, source_rev, awk_median
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 make_tmp gmp-bench
 : >"$raw"
+: >"$dists"
 
 mem_avail_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 
@@ -420,6 +427,7 @@ END {
 		measure(w, lbl, "requests per second, thousands", "rps", "%.1f", 1e3, "rate")
 		measure(w, lbl, "latency p50, µs", "p50_us", "%.0f", 1, "time")
 		measure(w, lbl, "latency p99, µs", "p99_us", "%.0f", 1, "time")
+		measure(w, lbl, "latency p99.9, µs", "p999_us", "%.0f", 1, "time")
 	}
 	w = "file_compute"
 	if (order[w]) {
@@ -657,6 +665,47 @@ if [ -n "$before" ]; then
 	awk -v sec="$tmp/before-section" '/^## Raw results/ { while ((getline l < sec) > 0) print l; print "" } { print }' \
 		"$tmp/report" >"$tmp/report2"
 	mv "$tmp/report2" "$tmp/report"
+fi
+
+# echo-latency.svg: each echo workload's first repetitions, latency (log)
+# against percentile on a scale of nines (90, 99, 99.9), one panel each
+chart=$(dirname "$out")/echo-latency.svg
+rm -f "$chart"
+if [ -s "$dists" ] && command -v "$gnuplot" >/dev/null 2>&1; then
+	ws=$(awk '{print $1}' "$dists" | sort -u)
+	{
+		echo 'set terminal svg size 1100,460 dynamic noenhanced font "sans,12" background "white"'
+		echo "set output \"$chart\""
+		echo 'set logscale y; set grid; set key top left Left reverse'
+		echo 'set xlabel "percentile"; set ylabel "request latency, µs"'
+		echo 'set xtics ("50" 0.301, "90" 1, "99" 2, "99.9" 3, "max" 3.3)'
+		echo 'set xrange [0:3.3]'
+		echo 'nines(p) = p >= 99.95 ? 3.3 : -log10(1 - p / 100)'
+		echo "set multiplot layout 1,$(echo "$ws" | wc -w) title \"echo server: latency distribution, one request outstanding per connection\""
+		for w in $ws; do
+			echo "set title \"$w ($(echo "$w" | tr -dc 0-9) connections)\""
+			sep="plot"
+			for m in nptl libgmp go; do
+				grep "^$w $m 1 " "$dists" >"$tmp/dist-$w-$m" || continue
+				case $m in nptl) t=NPTL c='#1f77b4' ;; libgmp) t=libgmp c='#ff7f0e' ;; go) t=Go c='#2ca02c' ;; esac
+				printf '%s "%s" using (nines($4)):5 with lines lw 2 lc rgb "%s" title "%s"' \
+					"$sep" "$tmp/dist-$w-$m" "$c" "$t"
+				sep=","
+			done
+			echo ""
+		done
+		echo 'unset multiplot'
+	} >"$tmp/echo.gp"
+	if "$gnuplot" "$tmp/echo.gp" 2>"$tmp/gnuplot.err"; then
+		printf '\n## Echo latency distribution\n\n![echo latency](echo-latency.svg)\n\n' >"$tmp/chart-section"
+		printf '[`echo-latency.svg`](echo-latency.svg): the latency of each request against its\n' >>"$tmp/chart-section"
+		printf 'percentile, first repetition of each library; the points in `echo-latency.dat`.\n' >>"$tmp/chart-section"
+		awk -v sec="$tmp/chart-section" '/^## Raw results/ { while ((getline l < sec) > 0) print l; print "" } { print }' \
+			"$tmp/report" >"$tmp/report2"
+		mv "$tmp/report2" "$tmp/report"
+	else
+		echo "run.sh: $gnuplot failed: $(head -1 "$tmp/gnuplot.err")" >&2
+	fi
 fi
 
 sed -n '/^| workload/,/^$/{p;/^$/q}' "$tmp/report"
