@@ -1,5 +1,6 @@
 # demo/ — the quick-start demo: demo/threads run under NPTL and libgmp.
-noinst_PROGRAMS = demo/threads
+# installed with the package, for gmprun --compare to be tried at once
+pkglibexec_PROGRAMS = demo/threads
 demo_threads_LDADD = -lpthread
 EXTRA_DIST += demo/run-demo.sh
 

@@ -27,3 +27,6 @@ printf '%-18s %12s %12s\n' "peak OS threads" "$nt" "$gt"
 printf '%-18s %12s %12s\n' "wall time (s)" "$nw" "$gw"
 awk -v a="$nw" -v b="$gw" 'BEGIN { if (b > 0) printf "libgmp ran %.1fx faster, with %s instead of %s OS threads\n", a / b, "'"$gt"'", "'"$nt"'" }'
 if [ "$nc" = "$gc" ]; then echo "same checksum: $gc"; else echo "CHECKSUMS DIFFER: $nc vs $gc"; exit 1; fi
+echo
+echo "== gmprun --compare: 3 runs each, interleaved, on 1 and 2 processors"
+"$top/gmprun" --compare -n 3 --procs 1,2 -- "$prog" "$n" -q 2>/dev/null

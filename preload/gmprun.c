@@ -2,11 +2,16 @@
  * gmprun — run a program with every thread on libgmp.
  *
  *   gmprun [-p N] [--stats[=json]] [--] program [args...]
+ *   gmprun --compare [-n REPS] [--procs LIST] [--json FILE] [--svg FILE]
+ *                    [--stdin FILE] [--timeout S] [--no-output-check]
+ *                    [--] program [args...]
  *
  * Sets LD_PRELOAD (libgmp first) for the program only, GMPMAXPROCS with
  * -p, and with --stats prints what the runtime did once the program ends.
  * The exit status is the program's (128+N when a signal N ended it).
  */
+#include "preload/compare.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,10 +24,15 @@
 #ifndef GMP_PKGLIBDIR
 #define GMP_PKGLIBDIR "/usr/local/lib/gmpsched"
 #endif
+#ifndef GMP_BINDIR
+#define GMP_BINDIR "/usr/local/bin"
+#endif
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gmprun [-p N] [--stats[=json]] [--] program [args...]\n"
+		   "       gmprun --compare [options] [--] program [args...]"
+		   " (gmprun --compare --help)\n"
 		   "  -p N            run on N processors (sets GMPMAXPROCS=N)\n"
 		   "  --stats         print thread and scheduling statistics at exit\n"
 		   "  --stats=json    the same as one JSON object\n"
@@ -34,8 +44,10 @@ static int exists(const char *p)
 	return access(p, R_OK) == 0;
 }
 
-/* libgmp.so: $GMP_LIBRARY, next to this binary in a build tree, or the
- * installed one. */
+/* libgmp.so: $GMP_LIBRARY, next to this binary in a build tree, the one
+ * installed with it (found from this binary's place, so that an installed
+ * tree moved elsewhere, such as a package unpacked with dpkg -x, still
+ * finds its own), or the installed one. */
 static const char *find_library(void)
 {
 	static char buf[PATH_MAX];
@@ -50,6 +62,15 @@ static const char *find_library(void)
 			strcpy(slash + 1, ".libs/libgmp.so");
 			if (exists(buf))
 				return buf;
+			/* .../usr/bin/gmprun: the root it was installed under */
+			*slash = '\0';
+			size_t len = strlen(buf), blen = strlen(GMP_BINDIR);
+			if (len >= blen && strcmp(buf + len - blen, GMP_BINDIR) == 0 &&
+			    len - blen + strlen(GMP_PKGLIBDIR) + 16 < sizeof buf) {
+				strcpy(buf + len - blen, GMP_PKGLIBDIR "/libgmp.so");
+				if (exists(buf))
+					return buf;
+			}
 		}
 	}
 	snprintf(buf, sizeof buf, "%s/libgmp.so", GMP_PKGLIBDIR);
@@ -176,6 +197,15 @@ static void print_json(const struct stats *st)
 int main(int argc, char **argv)
 {
 	int i = 1, procs = 0, stats = 0;
+
+	if (argc > 1 && strcmp(argv[1], "--compare") == 0) {
+		const char *lib = find_library();
+		if (!exists(lib)) {
+			fprintf(stderr, "gmprun: %s not found (set GMP_LIBRARY)\n", lib);
+			return 127;
+		}
+		return gmprun_compare(argc, argv, lib);
+	}
 
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {

@@ -11,7 +11,8 @@ check_PROGRAMS += \
 	tests/progs/foreign_threads tests/progs/exit_status tests/progs/exhaust \
 	tests/progs/cancel tests/progs/signals tests/progs/blocked_calls \
 	tests/progs/stdio_dup2 tests/progs/prctl_name tests/progs/tid_address \
-	tests/progs/callback_block
+	tests/progs/callback_block tests/progs/compare_prog
+tests_progs_compare_prog_LDADD = $(PROG_LIBS)
 tests_progs_stdio_dup2_LDADD = $(PROG_LIBS)
 tests_progs_callback_block_LDADD = $(PROG_LIBS)
 tests_progs_tid_address_LDADD = $(PROG_LIBS)
@@ -56,7 +57,8 @@ tests_compat_tests_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_BUILDDIR='"$(abs_top_builddi
 tests_compat_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_compat_tests_LDADD = $(CRITERION_LIBS)
 
-TESTS += tests/unit_tests tests/compat_tests
+TESTS += tests/unit_tests tests/compat_tests tests/man.sh tests/deb.sh
+EXTRA_DIST += tests/man.sh tests/deb.sh
 # One test at a time: the compat programs start thousands of threads and
 # the unit tests measure nothing, but both want the machine's cores.
 AM_TESTS_ENVIRONMENT = CRITERION_JOBS=1; export CRITERION_JOBS;

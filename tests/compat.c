@@ -396,6 +396,183 @@ Test(compat, gmprun_exit_status_and_bad_options, .timeout = 60)
 	run_free(&r);
 }
 
+/* --- gmprun --compare --------------------------------------------------------- */
+
+/* The line of the report whose label is `label` (static buffer). */
+static const char *report_line(const char *out, const char *label)
+{
+	static char line[1024];
+	const char *p = out;
+	while ((p = strstr(p, label))) {
+		if (p == out || p[-1] == '\n') {
+			size_t n = strcspn(p, "\n");
+			snprintf(line, sizeof line, "%.*s", (int)n, p);
+			return line;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+Test(compat, gmprun_compare_same_and_different_output, .timeout = 120)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("compare_prog"));
+	struct run r = gmprun((const char *[]){"--compare", "-n", "2", "--", prog, "fixed", NULL}, 100);
+	if (run_code(&r) != 0)
+		run_dump("gmprun --compare fixed", &r);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.out, "output                identical in all 4 runs (30 bytes"), "%s", r.out);
+	const char *l = report_line(r.out, "exit status");
+	cr_assert(l && strstr(l, "exit 0 x2") && strstr(strstr(l, "exit 0 x2") + 1, "exit 0 x2"),
+		  "%s", r.out);
+	cr_assert(report_line(r.out, "peak OS threads"), "%s", r.out);
+	cr_assert(report_line(r.out, "peak live threads"), "%s", r.out);
+	cr_assert(report_line(r.out, "involuntary switches"), "%s", r.out);
+	/* the program's own output is digested, never shown */
+	cr_assert(!strstr(r.out, "20 threads started and joined"), "%s", r.out);
+	run_free(&r);
+
+	r = gmprun((const char *[]){"--compare", "-n", "2", "--", prog, "varies", NULL}, 100);
+	cr_assert_eq(run_code(&r), 1, "%s", r.out);
+	cr_assert(strstr(r.out, "output                DIFFERS between runs:"), "%s", r.out);
+	run_free(&r);
+
+	r = gmprun((const char *[]){"--compare", "-n", "2", "--no-output-check", "--", prog, "varies",
+				    NULL}, 100);
+	cr_assert_eq(run_code(&r), 0, "%s", r.out);
+	cr_assert(strstr(r.out, "not compared (--no-output-check)"), "%s", r.out);
+	run_free(&r);
+
+	/* standard input from a file, given to every run whole */
+	char in[] = "/tmp/gmp-compare-in-XXXXXX";
+	int fd = mkstemp(in);
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, "one line\n", 9) == 9);
+	close(fd);
+	r = gmprun((const char *[]){"--compare", "-n", "2", "--stdin", in, "--", prog, "stdin", NULL},
+		   100);
+	unlink(in);
+	cr_assert_eq(run_code(&r), 0, "%s", r.out);
+	cr_assert(strstr(r.out, "identical in all 4 runs (9 bytes"), "%s", r.out);
+	run_free(&r);
+}
+
+Test(compat, gmprun_compare_exit_status_and_crash, .timeout = 120)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("compare_prog"));
+	/* the same exit status under both: no difference */
+	struct run r = gmprun((const char *[]){"--compare", "-n", "1", "--", prog, "exit3", NULL}, 100);
+	cr_assert_eq(run_code(&r), 0, "%s", r.out);
+	const char *l = report_line(r.out, "exit status");
+	cr_assert(l && strstr(l, "exit 3 x1") && strstr(strstr(l, "exit 3 x1") + 1, "exit 3 x1"),
+		  "%s", r.out);
+	run_free(&r);
+
+	/* a crash under one variant only: shown, the other runs still made */
+	r = gmprun((const char *[]){"--compare", "-n", "2", "--", prog, "crashgmp", NULL}, 100);
+	cr_assert_eq(run_code(&r), 1, "%s", r.out);
+	l = report_line(r.out, "exit status");
+	cr_assert(l && strstr(l, "exit 0 x2") && strstr(l, "Aborted x2"), "%s", r.out);
+	cr_assert(strstr(r.out, "DIFFERS"), "%s", r.out);
+	run_free(&r);
+
+	/* a run that outlives --timeout is killed and shown as such */
+	r = gmprun((const char *[]){"--compare", "-n", "1", "--timeout", "0.5", "--", "sleep", "30",
+				    NULL}, 100);
+	cr_assert_eq(run_code(&r), 1, "%s", r.out);
+	l = report_line(r.out, "exit status");
+	cr_assert(l && strstr(l, "timed out x1"), "%s", r.out);
+	run_free(&r);
+}
+
+Test(compat, gmprun_compare_procs_and_json, .timeout = 120)
+{
+	char prog[4096], json[] = "/tmp/gmp-compare-json-XXXXXX", svg[] = "/tmp/gmp-compare-svg-XXXXXX";
+	snprintf(prog, sizeof prog, "%s", prog_path("compare_prog"));
+	int fd = mkstemp(json);
+	cr_assert(fd >= 0);
+	close(fd);
+	fd = mkstemp(svg);
+	cr_assert(fd >= 0);
+	close(fd);
+	struct run r = gmprun((const char *[]){"--compare", "-n", "2", "--procs", "1,2", "--json", json,
+					       "--svg", svg, "--", prog, "fixed", NULL}, 100);
+	if (run_code(&r) != 0)
+		run_dump("gmprun --compare --procs", &r);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.out, "NPTL") && strstr(r.out, "libgmp P=1") && strstr(r.out, "libgmp P=2"),
+		  "%s", r.out);
+	run_free(&r);
+
+	/* the JSON, checked by Python's parser: 6 runs, 2 per variant, the
+	 * processors of each libgmp variant, every figure present */
+	char script[2048];
+	snprintf(script, sizeof script,
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "assert d['reps'] == 2 and d['output_identical'] is True, d\n"
+		 "assert [v['gmpmaxprocs'] for v in d['variants']] == [0, 1, 2], d['variants']\n"
+		 "assert [v['library'] for v in d['variants']] == ['nptl', 'libgmp', 'libgmp']\n"
+		 "runs = d['runs']\n"
+		 "assert len(runs) == 6, runs\n"
+		 "for r in runs:\n"
+		 "    assert r['end'] == 'exit' and r['code'] == 0, r\n"
+		 "    assert r['output_bytes'] == 30 and r['wall_s'] > 0, r\n"
+		 "    assert r['peak_os_threads'] >= 1 and r['peak_live_threads'] >= 1, r\n"
+		 "    for k in ('user_s', 'sys_s', 'peak_rss_kib', 'voluntary_switches',\n"
+		 "              'involuntary_switches', 'output_digest'):\n"
+		 "        assert k in r, (k, r)\n"
+		 "assert sorted(r['variant'] for r in runs) == "
+		 "sorted(['NPTL', 'libgmp P=1', 'libgmp P=2'] * 2)\n"
+		 "print('json ok')\n");
+	r = run_prog((const char *[]){"/usr/bin/python3", "-c", script, json, NULL}, NULL, 30, false);
+	unlink(json);
+	cr_assert_eq(run_code(&r), 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "json ok"));
+	run_free(&r);
+
+	FILE *f = fopen(svg, "r");
+	cr_assert(f);
+	char head[256] = "";
+	cr_assert(fread(head, 1, sizeof head - 1, f) > 0);
+	fclose(f);
+	unlink(svg);
+	cr_assert(strstr(head, "<svg"), "%s", head);
+}
+
+Test(compat, gmprun_compare_bad_options, .timeout = 60)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("compare_prog"));
+	const char *const bad[][6] = {
+		{"--compare", "-n", "0", prog, "fixed", NULL},
+		{"--compare", "-n", "x", prog, "fixed", NULL},
+		{"--compare", "--procs", "0,2", prog, "fixed", NULL},
+		{"--compare", "--procs", "", prog, "fixed", NULL},
+		{"--compare", "--timeout", "-1", prog, "fixed", NULL},
+		{"--compare", "--json", NULL},
+		{"--compare", "--bogus", prog, "fixed", NULL},
+		{"--compare", NULL},
+		{"--compare", "--stdin", "/nonexistent/file", prog, "fixed", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct run r = gmprun(bad[i], 20);
+		cr_assert_eq(run_code(&r), 2, "case %zu: %s", i, r.err);
+		cr_assert(strstr(r.err, "gmprun: "), "case %zu: %s", i, r.err);
+		run_free(&r);
+	}
+	struct run r = gmprun((const char *[]){"--compare", "--help", NULL}, 20);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.out, "usage: gmprun --compare"), "%s", r.out);
+	run_free(&r);
+	/* a program that cannot be run */
+	r = gmprun((const char *[]){"--compare", "-n", "1", "/nonexistent/program", NULL}, 20);
+	cr_assert_eq(run_code(&r), 127, "%s%s", r.out, r.err);
+	run_free(&r);
+}
+
 /* A thread blocked in waitpid, waitid, system(), semop, msgrcv, flock,
  * open and read of a FIFO, long reads of a regular file, or a read made
  * with syscall(2) on a pipe made the same way leaves the others running,
