@@ -226,8 +226,11 @@ static void child(const struct opts *o, const struct variant *v, int out_w, cons
 		  const char *statspath)
 {
 	setpgid(0, 0);
+	/* the dispositions gmprun changed for itself, as the program would
+	 * have had them (an ignored one survives exec) */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	int in = open(o->stdin_file ? o->stdin_file : "/dev/null", O_RDONLY);
 	int err = open(errpath, O_WRONLY | O_TRUNC);
 	if (in < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err, 2) < 0)

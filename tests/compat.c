@@ -478,6 +478,13 @@ Test(compat, gmprun_compare_exit_status_and_crash, .timeout = 120)
 	cr_assert(strstr(r.out, "DIFFERS"), "%s", r.out);
 	run_free(&r);
 
+	/* the program starts with the signal dispositions it would have had */
+	r = gmprun((const char *[]){"--compare", "-n", "1", "--", prog, "signals", NULL}, 100);
+	cr_assert_eq(run_code(&r), 0, "%s", r.out);
+	l = report_line(r.out, "exit status");
+	cr_assert(l && strstr(l, "exit 0 x1") && !strstr(l, "exit 4"), "%s", r.out);
+	run_free(&r);
+
 	/* a run that outlives --timeout is killed and shown as such */
 	r = gmprun((const char *[]){"--compare", "-n", "1", "--timeout", "0.5", "--", "sleep", "30",
 				    NULL}, 100);

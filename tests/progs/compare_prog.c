@@ -8,10 +8,13 @@
  *   compare_prog crashgmp aborts when LD_PRELOAD names libgmp (so it
  *                         crashes under libgmp only), else prints a line
  *   compare_prog stdin    prints what its standard input holds
+ *   compare_prog signals  exits 4 when it starts with SIGPIPE, SIGINT or
+ *                         SIGQUIT ignored (a runner's own settings leaked)
  */
 #include "common.h"
 
 #include <pthread.h>
+#include <signal.h>
 
 static void *nothing(void *arg)
 {
@@ -47,12 +50,24 @@ int main(int argc, char **argv)
 		printf("no libgmp here\n");
 		return 0;
 	}
+	if (strcmp(what, "signals") == 0) {
+		static const int sigs[] = {SIGPIPE, SIGINT, SIGQUIT};
+		for (int i = 0; i < 3; i++) {
+			struct sigaction sa;
+			if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {
+				printf("signal %d ignored\n", sigs[i]);
+				return 4;
+			}
+		}
+		printf("default dispositions\n");
+		return 0;
+	}
 	if (strcmp(what, "stdin") == 0) {
 		char buf[256];
 		while (fgets(buf, sizeof buf, stdin))
 			fputs(buf, stdout);
 		return 0;
 	}
-	fprintf(stderr, "usage: compare_prog fixed|varies|exit3|crashgmp|stdin\n");
+	fprintf(stderr, "usage: compare_prog fixed|varies|exit3|crashgmp|stdin|signals\n");
 	return 2;
 }
