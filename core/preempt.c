@@ -76,7 +76,7 @@ bool g_stack_bounds(struct g *gp, uintptr_t sp, uintptr_t *lop)
 
 bool g_in_runtime(struct g *gp, void *uc)
 {
-	if (!gp->inlib || gp->preemptoff || g_status(gp) != G_RUNNING || !known)
+	if (!gp->inlib || g_status(gp) != G_RUNNING || !known)
 		return false;
 	/* below the outermost entry's frame, on the G's own stack */
 	uintptr_t sp = arch_uc_sp(uc);

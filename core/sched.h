@@ -393,10 +393,10 @@ void preempt_init(void);
  * function (or the glibc code it called) that may hold a descriptor's or
  * the wait table's lock, or have armed its wake-up, so that a program's
  * handler run there and calling back into libgmp could deadlock or ready
- * the G itself? Not while it runs a handler, nor in a call made as the
- * program's system call (G_SYSCALL, which a signal must interrupt), nor
- * with a count a longjmp left stale (the outermost entry's frame gone),
- * nor in a vfork child. Async-signal-safe.
+ * the G itself? Also inside a handler's own call into libgmp. Not in a
+ * call made as the program's system call (G_SYSCALL, which a signal must
+ * interrupt), nor with a count a longjmp left stale (the outermost
+ * entry's frame gone), nor in a vfork child. Async-signal-safe.
  */
 bool g_in_runtime(struct g *gp, void *uc);
 /* sysmon: send the requests due; returns how many. *waiting: some

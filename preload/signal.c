@@ -75,6 +75,19 @@ static void call_handler(int sig, siginfo_t *info, void *uc)
 	}
 }
 
+static long nudge_self(int sig);
+
+/* Nudge this OS thread for each signal routed to gp that it does not
+ * block. */
+static void renudge(struct g *gp)
+{
+	uint64_t can = ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask);
+	while (can) {
+		nudge_self(__builtin_ctzll(can) + 1);
+		can &= can - 1;
+	}
+}
+
 /* On a G: the handler runs on the G's stack and OS thread, and must end
  * there: no preemption until it returns. */
 static void call_user(int sig, siginfo_t *info, void *uc)
@@ -89,8 +102,15 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 			gp->m->kmask = ~(uint64_t)0;
 	}
 	call_handler(sig, info, uc);
-	if (gp)
+	if (gp) {
 		gp->preemptoff--;
+		/* a signal that came while the handler was inside libgmp was
+		 * held back, and no door serves it inside a handler: raise it
+		 * again now, for the kernel to deliver once this handler's
+		 * frame returns (or here, if nothing blocks it) */
+		if (gp->sig_deferred && !gp->preemptoff)
+			renudge(gp);
+	}
 }
 
 /* Raise sig with info on this OS thread: its handler runs before the

@@ -32,11 +32,12 @@
  *                       sigwait), while 2 threads loop on
  *                       pthread_mutex_trylock
  *   live_loops wakefd   as a Python event loop: main waits in poll and
- *                       select on a socket whose other end SIGUSR1's
- *                       handler writes a byte to (signal.set_wakeup_fd),
- *                       while a thread kill()s the process with SIGUSR1
- *                       for 1 s; the handler runs wherever the signal
- *                       finds main, inside poll's own work too
+ *                       select on a socket whose other end the handlers
+ *                       of SIGUSR1 and SIGUSR2 write a byte to
+ *                       (signal.set_wakeup_fd) and sem_post, while 2
+ *                       threads kill() the process with them for 1 s;
+ *                       a signal finds main anywhere, inside poll's own
+ *                       work and inside the other signal's handler too
  *   live_loops wakeups  4 threads loop on pthread_mutex_trylock while 4
  *                       others are each woken 100 times, one by its own
  *                       1 ms sleeps, one by a pipe a helper writes to, one
@@ -295,24 +296,23 @@ static int wake_sv[2];		/* main reads [0]; the handler writes [1] */
 
 static void on_usr_write(int sig)
 {
-	(void)sig;
-	int saved = errno;
+	int saved = errno, k = sig == SIGUSR2;
 	char c = 1;
 	(void)!write(wake_sv[1], &c, 1);	/* full: a wake-up is pending anyway */
-	atomic_fetch_add(&handled[0], 1);
-	sem_post(&posted[0]);
+	atomic_fetch_add(&handled[k], 1);
+	sem_post(&posted[k]);
 	errno = saved;
 }
 
 static void *wakefd_sender(void *arg)
 {
-	(void)arg;
+	int k = (int)(intptr_t)arg;
 	long n = 0;
 	while (atomic_load_explicit(&senders_run, memory_order_relaxed)) {
-		CHECK(kill(getpid(), SIGUSR1) == 0, "kill: %s", strerror(errno));
-		atomic_fetch_add(&sent[0], 1);
+		CHECK(kill(getpid(), k ? SIGUSR2 : SIGUSR1) == 0, "kill: %s", strerror(errno));
+		atomic_fetch_add(&sent[k], 1);
 		if (++n % 64 == 0)
-			while (sem_wait(&posted[0]) != 0)
+			while (sem_wait(&posted[k]) != 0)
 				CHECK(errno == EINTR, "sem_wait: %s", strerror(errno));
 	}
 	return NULL;
@@ -320,20 +320,24 @@ static void *wakefd_sender(void *arg)
 
 static int wakefd(void)
 {
-	CHECK(sem_init(&posted[0], 0, 0) == 0, "sem_init");
+	CHECK(sem_init(&posted[0], 0, 0) == 0 && sem_init(&posted[1], 0, 0) == 0, "sem_init");
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, wake_sv) == 0, "socketpair");
 	for (int k = 0; k < 2; k++)
 		CHECK(fcntl(wake_sv[k], F_SETFL, O_NONBLOCK) == 0, "fcntl");
 	struct sigaction sa = {0};
 	sa.sa_handler = on_usr_write;	/* no SA_RESTART, as CPython */
-	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
-	/* the sender blocks SIGUSR1: main takes every one */
+	sigemptyset(&sa.sa_mask);	/* each may interrupt the other's handler */
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0 && sigaction(SIGUSR2, &sa, NULL) == 0,
+	      "sigaction");
+	/* the senders block both: main takes every one */
 	sigemptyset(&usr);
 	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
 	CHECK(pthread_sigmask(SIG_BLOCK, &usr, NULL) == 0, "pthread_sigmask");
-	pthread_t th;
-	CHECK(pthread_create(&th, NULL, wakefd_sender, NULL) == 0, "pthread_create");
+	pthread_t th[2];
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_create(&th[k], NULL, wakefd_sender, (void *)(intptr_t)k) == 0,
+		      "pthread_create");
 	CHECK(pthread_sigmask(SIG_UNBLOCK, &usr, NULL) == 0, "pthread_sigmask");
 	long waits = 0, woke = 0, eintr = 0;
 	double end = now_sec() + 1.0;
@@ -363,14 +367,17 @@ static int wakefd(void)
 		}
 	}
 	atomic_store(&senders_run, 0);
-	/* the sender may wait for one more handler run */
+	/* a sender may wait for one more handler run */
 	kill(getpid(), SIGUSR1);
-	CHECK(pthread_join(th, NULL) == 0, "pthread_join");
-	CHECK(sent[0] > 0 && atomic_load(&handled[0]) > 0, "no signal handled (%ld sent)",
-	      (long)sent[0]);
+	kill(getpid(), SIGUSR2);
+	for (int k = 0; k < 2; k++)
+		CHECK(pthread_join(th[k], NULL) == 0, "pthread_join");
+	for (int k = 0; k < 2; k++)
+		CHECK(sent[k] > 0 && atomic_load(&handled[k]) > 0,
+		      "no SIGUSR%d handled (%ld sent)", k + 1, (long)sent[k]);
 	CHECK(woke > 0, "the wake-up descriptor never became readable");
-	printf("main waited in poll and select while a thread sent SIGUSR1; "
-	       "the handler wrote the wake-up descriptor, and main read it\n");
+	printf("main waited in poll and select while 2 threads sent SIGUSR1 and SIGUSR2; "
+	       "the handlers wrote the wake-up descriptor, and main read it\n");
 	printf("PASS wakefd\n");
 	return 0;
 }
