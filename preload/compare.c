@@ -20,7 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -29,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -240,21 +238,9 @@ static void child(const struct opts *o, const struct variant *v, int out_w, cons
 	close(out_w);
 	unsetenv("GMP_STATS");
 	if (v->gmp) {
-		const char *old = getenv("LD_PRELOAD");
-		char *pre;
-		if (old && *old) {
-			if (asprintf(&pre, "%s:%s", o->lib, old) < 0)
-				_exit(127);
-		} else {
-			pre = strdup(o->lib);
-		}
-		setenv("LD_PRELOAD", pre, 1);
+		if (gmprun_preload(o->lib, v->procs) != 0)
+			_exit(127);
 		setenv("GMP_STATS", statspath, 1);
-		if (v->procs) {
-			char n[16];
-			snprintf(n, sizeof n, "%d", v->procs);
-			setenv("GMPMAXPROCS", n, 1);
-		}
 	}
 	execvp(o->argv[0], o->argv);
 	fprintf(stderr, "gmprun: cannot run %s: %s\n", o->argv[0], strerror(errno));

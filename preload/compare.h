@@ -13,4 +13,9 @@
  * --json or --svg file not written. */
 int gmprun_compare(int argc, char **argv, const char *lib);
 
+/* (preload/gmprun.c) Set the environment of a program run on libgmp: lib
+ * first in LD_PRELOAD, and GMPMAXPROCS=procs unless procs is 0. 0, or -1
+ * out of memory. */
+int gmprun_preload(const char *lib, int procs);
+
 #endif

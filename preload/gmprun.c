@@ -77,6 +77,36 @@ static const char *find_library(void)
 	return buf;
 }
 
+/* libgmp.so's path, or NULL (said on stderr) when it is not there. */
+static const char *usable_library(void)
+{
+	const char *lib = find_library();
+	if (exists(lib))
+		return lib;
+	fprintf(stderr, "gmprun: %s not found (set GMP_LIBRARY)\n", lib);
+	return NULL;
+}
+
+int gmprun_preload(const char *lib, int procs)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *pre;
+	if (old && *old) {
+		if (asprintf(&pre, "%s:%s", lib, old) < 0)
+			return -1;
+	} else if (!(pre = strdup(lib))) {
+		return -1;
+	}
+	setenv("LD_PRELOAD", pre, 1);
+	free(pre);
+	if (procs) {
+		char n[16];
+		snprintf(n, sizeof n, "%d", procs);
+		setenv("GMPMAXPROCS", n, 1);
+	}
+	return 0;
+}
+
 static int parse_procs(const char *s)
 {
 	char *end;
@@ -199,12 +229,8 @@ int main(int argc, char **argv)
 	int i = 1, procs = 0, stats = 0;
 
 	if (argc > 1 && strcmp(argv[1], "--compare") == 0) {
-		const char *lib = find_library();
-		if (!exists(lib)) {
-			fprintf(stderr, "gmprun: %s not found (set GMP_LIBRARY)\n", lib);
-			return 127;
-		}
-		return gmprun_compare(argc, argv, lib);
+		const char *lib = usable_library();
+		return lib ? gmprun_compare(argc, argv, lib) : 127;
 	}
 
 	for (; i < argc; i++) {
@@ -237,25 +263,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	const char *lib = find_library();
-	if (!exists(lib)) {
-		fprintf(stderr, "gmprun: %s not found (set GMP_LIBRARY)\n", lib);
+	const char *lib = usable_library();
+	if (!lib || gmprun_preload(lib, procs) != 0)
 		return 127;
-	}
-	const char *old = getenv("LD_PRELOAD");
-	char *pre;
-	if (old && *old) {
-		if (asprintf(&pre, "%s:%s", lib, old) < 0)
-			return 127;
-	} else {
-		pre = strdup(lib);
-	}
-	setenv("LD_PRELOAD", pre, 1);
-	if (procs) {
-		char n[16];
-		snprintf(n, sizeof n, "%d", procs);
-		setenv("GMPMAXPROCS", n, 1);
-	}
 	if (!stats) {
 		execvp(argv[i], argv + i);
 		fprintf(stderr, "gmprun: cannot run %s: %s\n", argv[i], strerror(errno));
