@@ -15,7 +15,7 @@ BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent benc
 	bench/cond_pingpong bench/mutex_uncontended bench/mutex_contention bench/prodcons \
 	bench/pipe_pingpong bench/echo_server bench/echo_load bench/file_compute \
 	bench/syscall_latency bench/cpu_fairness bench/timer_lateness bench/start_latency \
-	bench/page_floor
+	bench/page_floor bench/startup
 check_PROGRAMS += $(BENCH_PROGS)
 bench_create_join_LDADD = -lpthread
 bench_burst_LDADD = -lpthread

@@ -60,6 +60,16 @@ static int parse_signal(const char *s, size_t len)
 	return -1;
 }
 
+/* A GMPDEBUG switch: 0 or 1; anything else is reported and means 0. */
+static bool parse_flag(const char *key, const char *s, size_t len)
+{
+	long v;
+	if (parse_uint(s, len, &v) && v <= 1)
+		return v == 1;
+	rt_printf(2, "gmp: GMPDEBUG: %s=\"%.*s\": expected 0 or 1; using 0\n", key, (int)len, s);
+	return false;
+}
+
 static void parse_debug(const char *s)
 {
 	const char *p = s;
@@ -84,11 +94,7 @@ static void parse_debug(const char *s)
 						  "milliseconds (0..3600000); schedtrace stays off\n",
 						  (int)vlen, eq + 1);
 			} else if (klen == 11 && memcmp(p, "scheddetail", 11) == 0) {
-				if (parse_uint(eq + 1, vlen, &v) && v <= 1)
-					rt_cfg.scheddetail = v == 1;
-				else
-					rt_printf(2, "gmp: GMPDEBUG: scheddetail=\"%.*s\": expected 0 "
-						  "or 1; using 0\n", (int)vlen, eq + 1);
+				rt_cfg.scheddetail = parse_flag("scheddetail", eq + 1, vlen);
 			} else if (klen == 7 && memcmp(p, "preempt", 7) == 0) {
 				if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
 					rt_cfg.preempt_ns = 0;
@@ -115,9 +121,12 @@ static void parse_debug(const char *s)
 					rt_printf(2, "gmp: GMPDEBUG: dump=\"%.*s\": expected off, a signal "
 						  "name (SIGQUIT, SIGUSR2 ...) or number; using SIGQUIT\n",
 						  (int)vlen, eq + 1);
+			} else if (klen == 6 && memcmp(p, "layout", 6) == 0) {
+				rt_cfg.show_layout = parse_flag("layout", eq + 1, vlen);
 			} else {
 				rt_printf(2, "gmp: GMPDEBUG: unknown key \"%.*s\" (known: "
-					  "schedtrace, scheddetail, preempt, deadlock, dump); ignored\n",
+					  "schedtrace, scheddetail, preempt, deadlock, dump, layout); "
+					  "ignored\n",
 					  (int)klen, p);
 			}
 		}

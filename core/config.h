@@ -13,6 +13,8 @@
  *                     dump=SIG|off    the signal that prints every thread
  *                                     when the program has no handler for
  *                                     it (default SIGQUIT; a name or number)
+ *                     layout=1        print glibc's thread layout as found
+ *                                     at start-up
  *   GMP_STATS=PATH    append run statistics to PATH at exit (gmprun)
  *   GMPTRACE=PATH     record an event trace to PATH (core/trace.h)
  *
@@ -34,6 +36,7 @@ struct rt_config {
 	int64_t preempt_ns;	/* time slice; 0: no asynchronous preemption */
 	int deadlock;		/* enum cfg_deadlock */
 	int dump_sig;		/* 0: none */
+	bool show_layout;	/* print glibc's layout at start-up */
 	const char *stats_path;	/* NULL: no statistics file */
 	const char *trace_path;	/* GMPTRACE: NULL, no event trace */
 };

@@ -1,20 +1,20 @@
 /*
- * core/tls.c — glibc 2.36 TCB and TLS glue (see tls.h and TLS.md).
+ * core/tls.c — glibc TCB and TLS glue (see tls.h and TLS.md).
  *
- * Offsets into struct pthread that glibc describes for libthread_db are
- * checked against its _thread_db_* descriptors at start-up; the rest are
- * tied to the exact glibc version, which is checked too. On anything else
- * tls_init refuses, and libgmp passes calls through to glibc.
+ * Offsets into struct pthread and ld.so's stack lists come from the
+ * layout found at start-up (layout.h); where it is not found, tls_init
+ * refuses and libgmp passes calls through to glibc.
  */
 #include "core/tls.h"
 #include "core/g.h"
+#include "core/layout.h"
 #include "core/lock.h"
 #include "core/os.h"
 #include "core/rt.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <gnu/libc-version.h>
+#include <resolv.h>
 #include <link.h>
 #include <stdlib.h>
 #include <linux/futex.h>
@@ -28,29 +28,23 @@
 #define TCB_CANARY	0x28
 #define TCB_PTRGUARD	0x30
 #define TCB_FEATURE1	0x48
-/* struct pthread (glibc 2.36, x86-64) */
-#define PD_SIZE		2368
-#define PD_LIST		704
-#define PD_TID		720
-#define PD_ROBUST_PREV	728
-#define PD_ROBUST_HEAD	736
-#define PD_CLEANUP	760	/* cleanup, cleanup_jmp_buf, cancelhandling, flags */
-#define PD_SPECIFIC1	784
-#define PD_SPECIFIC	1296
-#define PD_SPECIFIC_USED 1552
-#define PD_USER_STACK	1554
-#define PD_START	1592
-#define PD_STACKBLOCK	1680
-#define PD_STACKSIZE	1688
-#define PD_GUARDSIZE	1696
-#define PD_RES		1720
-#define PD_SIGMASK	2288	/* sigmask, c11, exiting, exit_lock, tls_state */
-#define PD_TLS_STATE	2304	/* strsignal_buf, strerror_l_buf */
-#define PD_RSEQ		2336
-/* struct rtld_global */
-#define RTLD_STACK_USED	4264
-#define RTLD_STACK_USER	4280
-#define RTLD_STACK_LOCK	4328
+/* struct pthread and ld.so's stack lists, as found at start (layout.h) */
+#define PD_SIZE		LO(SIZE)
+#define PD_LIST		LO(LIST)
+#define PD_TID		LO(TID)
+#define PD_ROBUST_PREV	LO(ROBUST_PREV)
+#define PD_ROBUST_HEAD	LO(ROBUST_HEAD)
+#define PD_SPECIFIC1	LO(SPECIFIC1)
+#define PD_SPECIFIC	LO(SPECIFIC)
+#define PD_USER_STACK	LO(USER_STACK)
+#define PD_STACKBLOCK	LO(STACKBLOCK)
+#define PD_STACKSIZE	LO(STACKSIZE)
+#define PD_GUARDSIZE	LO(GUARDSIZE)
+#define PD_RES		LO(RES)
+#define PD_TLS_STATE	LO(TLS_STATE)
+#define PD_RSEQ		LO(RSEQ)
+#define RTLD_STACK_USER	LO(STACK_USER)
+#define RTLD_STACK_LOCK	LO(STACK_LOCK)
 
 struct tls_info tls;
 
@@ -67,18 +61,24 @@ static void *(*dl_allocate_tls_init)(void *, bool);
 static void (*dl_deallocate_tls)(void *, bool);
 static void (*ctype_init)(void);
 static void (*call_tls_dtors)(void);
+static void (*static_info)(size_t *, size_t *);
 static char *rtld_global;
+static char *resp_addr;
 static long resp_off;			/* __resp from the thread pointer */
 
-/* Words of libc's static TLS block holding malloc's per-thread state
- * (tcache, thread_arena), as offsets from the thread pointer. */
-static long malloc_off[2];
-static int nmalloc_words;
+/* Words of per-thread state glibc allocates on first use and frees only
+ * in its own thread exit, as offsets from the thread pointer: malloc's
+ * (tcache, thread_arena, in libc's static TLS block) and, from glibc
+ * 2.41, getrandom's vDSO state (in struct pthread). A recycled TCB keeps
+ * them; a retired one hands them to the next fresh one. */
+#define NCARRY 3
+static long carry_off[NCARRY];
+static int ncarry;
 
 /* Malloc state of retired TCBs, handed to the next fresh one. */
 #define SPARE_MAX 4096
 static struct rt_mutex spare_lock;	/* leaf */
-static uintptr_t spare[SPARE_MAX][2];
+static uintptr_t spare[SPARE_MAX][NCARRY];
 static int nspare;
 
 #define W(tp, off) (*(uintptr_t *)((tp) + (off)))
@@ -88,93 +88,54 @@ static void *priv(const char *name)
 	return dlvsym(RTLD_DEFAULT, name, "GLIBC_PRIVATE");
 }
 
-static bool check_desc(const char *name, uint32_t want)
+static void clear_ranges_init(void);
+
+/* glibc's private entry points libgmp calls; false if one is missing */
+static bool resolve_private(char *why, size_t len)
 {
-	const uint32_t *d = priv(name);
-	if (d && d[2] == want)
-		return true;
-	rt_printf(2, "gmp: warning: glibc's %s is %d, expected %u\n", name,
-		  d ? (int)d[2] : -1, want);
-	return false;
+	static const struct { const char *name; void **p; } e[] = {
+		{"_dl_allocate_tls", (void **)&dl_allocate_tls},
+		{"_dl_allocate_tls_init", (void **)&dl_allocate_tls_init},
+		{"_dl_deallocate_tls", (void **)&dl_deallocate_tls},
+		{"_dl_get_tls_static_info", (void **)&static_info},
+		{"__ctype_init", (void **)&ctype_init},
+		{"__call_tls_dtors", (void **)&call_tls_dtors},
+		{"_rtld_global", (void **)&rtld_global},
+		{"__resp", (void **)&resp_addr},
+	};
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+		if (!(*e[i].p = priv(e[i].name))) {
+			rt_snprintf(why, len, "glibc has no %s@GLIBC_PRIVATE", e[i].name);
+			return false;
+		}
+	return true;
 }
 
-static bool check_layout(void)
+bool tls_init(char *why, size_t len)
 {
-	bool ok = true;
-	const uint32_t *sz = priv("_thread_db_sizeof_pthread");
-	if (!sz || sz[0] != PD_SIZE) {
-		rt_printf(2, "gmp: warning: glibc's struct pthread is %d bytes, expected %d\n",
-			  sz ? (int)sz[0] : -1, PD_SIZE);
-		ok = false;
-	}
-	ok &= check_desc("_thread_db_pthread_tid", PD_TID);
-	ok &= check_desc("_thread_db_pthread_list", PD_LIST);
-	ok &= check_desc("_thread_db_pthread_specific", PD_SPECIFIC);
-	ok &= check_desc("_thread_db_pthread_dtvp", 8);
-	ok &= check_desc("_thread_db_pthread_start_routine", PD_START);
-	ok &= check_desc("_thread_db_rtld_global__dl_stack_used", RTLD_STACK_USED);
-	ok &= check_desc("_thread_db_rtld_global__dl_stack_user", RTLD_STACK_USER);
-	/* the robust-mutex list head the kernel knows for this thread */
-	long head = 0;
-	size_t hlen = 0;
-	if (arch_syscall3(SYS_get_robust_list, 0, &head, &hlen) == 0 &&
-	    head != (long)(arch_tp_load(TCB_SELF) + PD_ROBUST_HEAD)) {
-		rt_printf(2, "gmp: warning: glibc's robust list head is not at %d\n",
-			  PD_ROBUST_HEAD);
-		ok = false;
-	}
-	const int *rseq_off = dlsym(RTLD_DEFAULT, "__rseq_offset");
-	if (!rseq_off || *rseq_off != PD_RSEQ) {
-		rt_printf(2, "gmp: warning: glibc's __rseq_offset is %d, expected %d\n",
-			  rseq_off ? *rseq_off : -1, PD_RSEQ);
-		ok = false;
-	}
-	return ok;
-}
-
-bool tls_init(void)
-{
-	/* test hook: behave as on a glibc whose layout is unknown */
-	if (getenv("GMP_TEST_UNKNOWN_LAYOUT"))
+	if (!resolve_private(why, len) || !layout_find(why, len))
 		return false;
-	const char *ver = gnu_get_libc_version();
-	if (strcmp(ver, "2.36") != 0) {
-		rt_printf(2, "gmp: warning: glibc %s is not the version libgmp knows (2.36)\n", ver);
-		return false;
-	}
-	void (*static_info)(size_t *, size_t *) = priv("_dl_get_tls_static_info");
-	dl_allocate_tls = priv("_dl_allocate_tls");
-	dl_allocate_tls_init = priv("_dl_allocate_tls_init");
-	dl_deallocate_tls = priv("_dl_deallocate_tls");
-	ctype_init = priv("__ctype_init");
-	call_tls_dtors = priv("__call_tls_dtors");
-	rtld_global = priv("_rtld_global");
-	char *resp = priv("__resp");
-	if (!static_info || !dl_allocate_tls || !dl_allocate_tls_init || !dl_deallocate_tls ||
-	    !ctype_init || !call_tls_dtors || !rtld_global || !resp) {
-		rt_printf(2, "gmp: warning: a GLIBC_PRIVATE entry point libgmp needs is missing\n");
-		return false;
-	}
-	if (!check_layout())
-		return false;
-
 	uintptr_t tp = arch_tp();
 	/* the slots libgmp uses must be free in TCBs glibc makes */
 	if (W(tp, GMP_TCB_G_SLOT) != 0 || W(tp, ARCH_TCB_PREEMPT_SLOT) != 0 ||
 	    W(tp, TCB_SELF) != tp) {
-		rt_printf(2, "gmp: warning: the initial thread's TCB does not look as expected\n");
+		rt_snprintf(why, len, "the initial thread's TCB header is not as expected");
 		return false;
 	}
 	size_t size, align;
 	static_info(&size, &align);
-	if (size <= PD_SIZE || align > 4096) {
-		rt_printf(2, "gmp: warning: static TLS size %zu is implausible\n", size);
+	if (size <= (size_t)PD_SIZE || align > 4096) {
+		rt_snprintf(why, len, "static TLS size %zu is implausible", size);
 		return false;
 	}
 	tls.tcb_size = PD_SIZE;
 	tls.align = align < 64 ? 64 : align;
 	tls.block = size;
-	resp_off = (long)((uintptr_t)resp - tp);
+	resp_off = (long)((uintptr_t)resp_addr - tp);
+	clear_ranges_init();
+	ncarry = 0;
+	if (LO(GETRANDOM) != LAYOUT_NONE)
+		carry_off[ncarry++] = LO(GETRANDOM);
 	return true;
 }
 
@@ -220,33 +181,35 @@ static void tls_unregister(uintptr_t tp)
 
 /* --- malloc's per-thread words ---------------------------------------------- */
 
-static void malloc_words_save(uintptr_t tp, uintptr_t w[2])
+static void carried_save(uintptr_t tp, uintptr_t w[NCARRY])
 {
-	for (int i = 0; i < nmalloc_words; i++)
-		w[i] = W(tp, malloc_off[i]);
+	for (int i = 0; i < ncarry; i++)
+		w[i] = W(tp, carry_off[i]);
 }
 
-static void malloc_words_restore(uintptr_t tp, const uintptr_t w[2])
+static void carried_restore(uintptr_t tp, const uintptr_t w[NCARRY])
 {
-	for (int i = 0; i < nmalloc_words; i++)
-		W(tp, malloc_off[i]) = w[i];
+	for (int i = 0; i < ncarry; i++)
+		W(tp, carry_off[i]) = w[i];
 }
 
 static void spare_put(uintptr_t tp)
 {
-	uintptr_t w[2] = {0, 0};
-	if (!nmalloc_words)
+	uintptr_t w[NCARRY] = {0};
+	if (!ncarry)
 		return;
-	malloc_words_save(tp, w);
-	if (!w[0] && !w[1])
+	carried_save(tp, w);
+	bool any = false;
+	for (int i = 0; i < ncarry; i++)
+		any |= w[i] != 0;
+	if (!any)
 		return;
-	/* from now on the cache belongs to the pool, not to tp */
-	const uintptr_t none[2] = {0, 0};
-	malloc_words_restore(tp, none);
+	/* from now on the state belongs to the pool, not to tp */
+	const uintptr_t none[NCARRY] = {0};
+	carried_restore(tp, none);
 	rt_lock(&spare_lock);
 	if (nspare < SPARE_MAX) {
-		spare[nspare][0] = w[0];
-		spare[nspare][1] = w[1];
+		memcpy(spare[nspare], w, sizeof w);
 		nspare++;
 	}
 	rt_unlock(&spare_lock);
@@ -254,17 +217,25 @@ static void spare_put(uintptr_t tp)
 
 static void spare_adopt(uintptr_t tp)
 {
-	if (!nmalloc_words || !ld_rlx((_Atomic int *)&nspare))
+	if (!ncarry || !ld_rlx((_Atomic int *)&nspare))
 		return;
 	rt_lock(&spare_lock);
 	if (nspare > 0) {
 		nspare--;
-		malloc_words_restore(tp, spare[nspare]);
+		carried_restore(tp, spare[nspare]);
 	}
 	rt_unlock(&spare_lock);
 }
 
 /* --- TCB set-up ----------------------------------------------------------------- */
+
+/* Mark the rseq area of TCB tp unregistered (cpu_id -2), so that
+ * sched_getcpu asks the vDSO on whatever OS thread the G runs (P4). */
+static void rseq_unregistered(uintptr_t tp)
+{
+	if (PD_RSEQ != LAYOUT_NONE)
+		*(int32_t *)(tp + PD_RSEQ + 4) = -2;
+}
 
 static void fill_tcb(struct g *gp, uintptr_t tp, char *base, size_t size, size_t guard)
 {
@@ -286,28 +257,61 @@ static void fill_tcb(struct g *gp, uintptr_t tp, char *base, size_t size, size_t
 	W(tp, PD_STACKBLOCK) = (uintptr_t)base;
 	W(tp, PD_STACKSIZE) = size + guard;
 	W(tp, PD_GUARDSIZE) = guard;
-	*(int32_t *)(tp + PD_RSEQ + 4) = -2;		/* P4: cpu_id unregistered */
+	rseq_unregistered(tp);				/* P4 */
 }
 
 /*
  * Reset a recycled TCB to what a fresh one holds, touching only what a
- * thread's life can have changed (a full memset of the 2368 bytes costs
- * ~40 cache lines on a page that is usually cold): the header words
- * glibc uses, cleanup/cancel state, the fields from setup_failed to the
- * resolver state, and the resolver state itself only if it was used. The
- * DTV pointer and the ld.so list links stay. Key data is cleared by the
- * key destructor pass, the tls_state buffers at G exit.
+ * thread's life can have changed: everything but the DTV pointer, the
+ * ld.so list links, the unused rest of glibc's TCB header, the key data
+ * (cleared by the key destructor pass) and the resolver state, which is
+ * cleared only if it was used (568 bytes, usually on a cold page). The
+ * tls_state buffers were freed at G exit. The ranges to clear are worked
+ * out once from the layout.
  */
+#define NCLEAR 8
+static struct { long start, end; } clear_range[NCLEAR];
+static int nclear;
+
+static void clear_ranges_init(void)
+{
+	struct { long start, end; } keep[] = {
+		{8, 16},
+		{0x80, PD_LIST + 16},
+		{PD_SPECIFIC1, PD_SPECIFIC + 8L * glibc_layout.nspecific},
+		{PD_RES, PD_RES + (long)sizeof(struct __res_state)},
+	};
+	const int nkeep = sizeof keep / sizeof keep[0];
+	long at = 0;
+	nclear = 0;
+	while (at < PD_SIZE && nclear < NCLEAR) {
+		long next = PD_SIZE;	/* start of the first kept range after at */
+		for (int i = 0; i < nkeep; i++) {
+			if (keep[i].start <= at && at < keep[i].end) {
+				at = keep[i].end;
+				i = -1;	/* look again from the new place */
+				continue;
+			}
+			if (keep[i].start > at && keep[i].start < next)
+				next = keep[i].start;
+		}
+		if (at >= PD_SIZE)
+			break;
+		clear_range[nclear].start = at;
+		clear_range[nclear].end = next;
+		nclear++;
+		at = next;
+	}
+}
+
 static void clear_tcb_keep_links(uintptr_t tp)
 {
-	memset((void *)tp, 0, 8);
-	memset((void *)(tp + 16), 0, 0x80 - 16);
-	memset((void *)(tp + PD_CLEANUP), 0, PD_SPECIFIC1 - PD_CLEANUP);
-	memset((void *)(tp + PD_SPECIFIC_USED), 0, PD_RES - PD_SPECIFIC_USED);
+	for (int i = 0; i < nclear; i++)
+		memset((void *)(tp + clear_range[i].start), 0,
+		       clear_range[i].end - clear_range[i].start);
 	const uint64_t *res = (const uint64_t *)(tp + PD_RES);
 	if (res[0] | res[1] | res[2])	/* retrans/retry, options, nscount */
-		memset((void *)(tp + PD_RES), 0, PD_SIGMASK - PD_RES);
-	memset((void *)(tp + PD_SIGMASK), 0, PD_SIZE - PD_SIGMASK);
+		memset((void *)(tp + PD_RES), 0, sizeof(struct __res_state));
 }
 
 int tls_setup(struct g *gp, uintptr_t tp, char *base, size_t size, size_t guard, bool recycle)
@@ -321,8 +325,8 @@ int tls_setup(struct g *gp, uintptr_t tp, char *base, size_t size, size_t guard,
 		tls_register(tp);
 		return 0;
 	}
-	uintptr_t w[2] = {0, 0};
-	malloc_words_save(tp, w);
+	uintptr_t w[NCARRY] = {0};
+	carried_save(tp, w);
 	dtv_t *dtv = (dtv_t *)W(tp, 8);
 	size_t n = dtv[-1].counter;
 	for (size_t i = 1; i <= n; i++)
@@ -330,7 +334,7 @@ int tls_setup(struct g *gp, uintptr_t tp, char *base, size_t size, size_t guard,
 	memset(dtv, 0, (n + 1) * sizeof(dtv_t));
 	clear_tcb_keep_links(tp);
 	dl_allocate_tls_init((void *)tp, true);
-	malloc_words_restore(tp, w);
+	carried_restore(tp, w);
 	fill_tcb(gp, tp, base, size, guard);
 	return 0;
 }
@@ -375,6 +379,8 @@ void tls_adopt_current(struct g *gp)
 	 * sched_getcpu then asks the vDSO on whatever OS thread it runs.
 	 */
 	const unsigned *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	if (PD_RSEQ == LAYOUT_NONE)
+		return;
 	int32_t *cpu_id = (int32_t *)(tp + PD_RSEQ + 4);
 	if (rseq_size && *rseq_size && *cpu_id >= 0) {
 		unsigned len = *rseq_size < 32 ? 32 : *rseq_size;
@@ -409,7 +415,7 @@ uintptr_t tls_new_m_tcb(int tid)
 	W(tp, PD_SPECIFIC) = tp + PD_SPECIFIC1;
 	W(tp, PD_LIST) = tp + PD_LIST;		/* self-linked: on no list */
 	W(tp, PD_LIST + 8) = tp + PD_LIST;
-	*(int32_t *)(tp + PD_RSEQ + 4) = -2;
+	rseq_unregistered(tp);
 	/* what start_thread would have done on it */
 	W(tp, resp_off) = tp + PD_RES;
 	arch_set_fs(tp);
@@ -479,7 +485,7 @@ void tls_probe_malloc(void)
 	*(int *)(tp + TCB_MULTI) = 1;
 	W(tp, TCB_CANARY) = W(me, TCB_CANARY);
 	W(tp, TCB_PTRGUARD) = W(me, TCB_PTRGUARD);
-	*(int32_t *)(tp + PD_RSEQ + 4) = -2;
+	rseq_unregistered(tp);
 
 	uintptr_t *blk = (uintptr_t *)(tp + block_off);
 	size_t nw = lt.size / sizeof(uintptr_t);
@@ -496,10 +502,9 @@ void tls_probe_malloc(void)
 	for (size_t i = 0; i < nw; i++)
 		if (before[i] == 0 && blk[i] != 0 && nf < 3)
 			found[nf++] = block_off + (long)(i * sizeof(uintptr_t));
-	if (nf == 2) {
-		malloc_off[0] = found[0];
-		malloc_off[1] = found[1];
-		nmalloc_words = 2;
+	if (nf == 2 && ncarry + 2 <= NCARRY) {
+		carry_off[ncarry++] = found[0];
+		carry_off[ncarry++] = found[1];
 	}
 	dl_deallocate_tls((void *)tp, false);
 	spare_put(tp);

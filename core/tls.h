@@ -1,6 +1,6 @@
 /*
- * core/tls.h — per-G thread-local storage: glue to glibc 2.36's TLS and
- * thread descriptor (see ../shared/TLS.md for the measured recipe).
+ * core/tls.h — per-G thread-local storage: glue to glibc's TLS and thread
+ * descriptor, whose layout core/layout.c finds at start-up.
  *
  * Every G owns a glibc TCB (struct pthread) with its static TLS block
  * below it, placed at the top of the G's stack as nptl does. The thread
@@ -28,10 +28,11 @@ struct tls_info {
 };
 extern struct tls_info tls;
 
-/* Check glibc's layout and resolve its private entry points. Returns false
- * (after printing why) if this glibc is not one libgmp knows; the caller
- * then passes every call through to glibc. Valid TLS, main thread. */
-bool tls_init(void);
+/* Find glibc's layout and resolve its private entry points. Returns false,
+ * with why[] saying what was not found, where this cannot be done with
+ * certainty; the caller then passes every call through to glibc. Valid
+ * TLS, main thread, before any G exists (starts and joins one thread). */
+bool tls_init(char *why, size_t len);
 
 /* Learn which words of libc's TLS block hold malloc's per-thread state,
  * so recycled TCBs keep them (no leak per thread). Valid TLS; call once

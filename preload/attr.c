@@ -13,7 +13,7 @@
  *    and only scope, which portable programs (CPython, sysbench) set on
  *    every thread without asking for a kernel thread. glibc keeps no
  *    record of an explicit SYSTEM, so libgmp marks it in a flag bit of
- *    glibc's attribute object that glibc 2.36 leaves unused.
+ *    glibc's attribute object that glibc (2.34 to 2.41) leaves unused.
  *  - the default attributes (pthread_setattr_default_np) are cached, as
  *    pthread_create needs them on every call.
  *  - pthread_getattr_np describes a G, whose tid glibc cannot use.
@@ -26,7 +26,7 @@
 #include <errno.h>
 #include <string.h>
 
-/* glibc 2.36's struct pthread_attr: `int flags` at offset 8. */
+/* glibc's struct pthread_attr (2.34 to 2.41 alike): `int flags` at offset 8. */
 #define ATTR_FLAGS(a) ((int *)((char *)(a) + 8))
 #define ATTR_FLAG_SCOPEPROCESS 0x0004
 #define ATTR_FLAG_STACKADDR 0x0008

@@ -302,6 +302,9 @@ int main(int argc, char **argv)
 	unlink(path);
 	if (!ok)
 		fprintf(stderr, "gmprun: no statistics (the program did not end through exit)\n");
+	else if (stat_of(&st, "passthrough"))
+		fprintf(stderr, "gmprun: no statistics: libgmp passed every call through to "
+				"glibc (its warning above says why)\n");
 	else if (stats == 2)
 		print_json(&st);
 	else

@@ -15,10 +15,12 @@
 #include "core/sched.h"
 #include "core/stack.h"
 #include "core/tls.h"
+#include "core/layout.h"
 #include "core/trace.h"
 #include "core/sigq.h"
 
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/prctl.h>
@@ -42,8 +44,15 @@ static bool runtime_init(void)
 	config_init();
 	if (os_gettid() != getpid())
 		return go_passthrough("libgmp was first entered on a thread other than the initial one");
-	if (!tls_init())
-		return go_passthrough("this glibc's thread layout is not one libgmp knows");
+	char why[160];
+	if (!tls_init(why, sizeof why)) {
+		char msg[240];
+		rt_snprintf(msg, sizeof msg, "glibc %s: thread layout not found (%s)",
+			    gnu_get_libc_version(), why);
+		return go_passthrough(msg);
+	}
+	if (rt_cfg.show_layout)
+		layout_print(2);
 	stack_init();
 	tls_probe_malloc();
 
@@ -84,8 +93,10 @@ void gmp_init_slow(void)
 	int expect = 0;
 	if (!cas(&gmp_state, &expect, 1)) {
 		/* start-up calling back into libgmp (a malloc that locks
-		 * a mutex: jemalloc): the call goes to glibc, as below */
-		if (ld_acq(&init_tid) == (int)arch_syscall0(SYS_gettid))
+		 * a mutex: jemalloc), on this thread or on the thread that
+		 * probes glibc's layout: the call goes to glibc, as below */
+		int tid = (int)arch_syscall0(SYS_gettid);
+		if (ld_acq(&init_tid) == tid || layout_probe_tid() == tid)
 			return;
 		while (ld_acq(&gmp_state) != 2)
 			arch_cpu_relax();

@@ -29,10 +29,26 @@ static int proc_threads(void)
 	return p ? atoi(p + 9) : -1;
 }
 
+/* Under pass-through there is nothing to count: say so, so that gmprun
+ * --stats tells it from a program that did not end through exit. */
+static void stats_passthrough(void)
+{
+	int fd = open(rt_cfg.stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	dprintf(fd, "pid=%d passthrough=1\n", (int)getpid());
+	close(fd);
+}
+
 __attribute__((destructor)) static void stats_at_exit(void)
 {
-	if (ld_acq(&gmp_state) != 2 || gmp_passthrough)
+	if (ld_acq(&gmp_state) != 2)
 		return;
+	if (gmp_passthrough) {
+		if (rt_cfg.stats_path)
+			stats_passthrough();
+		return;
+	}
 	trace_finish();
 	if (!rt_cfg.stats_path)
 		return;

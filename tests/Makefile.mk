@@ -57,8 +57,19 @@ tests_compat_tests_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_BUILDDIR='"$(abs_top_builddi
 tests_compat_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_compat_tests_LDADD = $(CRITERION_LIBS)
 
-TESTS += tests/unit_tests tests/compat_tests tests/man.sh tests/deb.sh
-EXTRA_DIST += tests/man.sh tests/deb.sh
+TESTS += tests/unit_tests tests/compat_tests tests/man.sh tests/deb.sh tests/glibc/symbols.sh
+EXTRA_DIST += tests/man.sh tests/deb.sh tests/glibc/symbols.sh tests/glibc/passthrough.txt \
+	tests/glibc/run.sh
 # One test at a time: the compat programs start thousands of threads and
 # the unit tests measure nothing, but both want the machine's cores.
 AM_TESTS_ENVIRONMENT = CRITERION_JOBS=1; export CRITERION_JOBS;
+
+# make check-glibc: the same make check inside a Debian root with another
+# glibc (GLIBC_SUITES, default trixie: glibc 2.41), made with debootstrap
+# the first time and reused after (tests/glibc/run.sh; needs root).
+GLIBC_SUITES = trixie
+.PHONY: check-glibc
+check-glibc:
+	@for s in $(GLIBC_SUITES); do \
+		$(srcdir)/tests/glibc/run.sh $$s check || exit 1; \
+	done

@@ -8,6 +8,7 @@
 #include "tests/harness.h"
 
 #include <criterion/criterion.h>
+#include <gnu/libc-version.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,18 +309,58 @@ Test(compat, threads_glibc_makes_create_join_and_sleep, .timeout = 30)
 	run_free(&r);
 }
 
-/* On a glibc whose thread layout libgmp does not know, it says so once
- * and every call goes to glibc: threads are real OS threads again. */
-Test(compat, unknown_glibc_layout_passes_through, .timeout = 60)
+/* Where a field of glibc's thread layout is not found, libgmp says which,
+ * once, and every call goes to glibc: threads are real OS threads again.
+ * Published, probed and fixed-place fields alike. */
+Test(compat, unknown_glibc_layout_passes_through, .timeout = 120)
 {
-	const char *env[] = {"GMP_TEST_UNKNOWN_LAYOUT=1", NULL};
-	struct run r = expect_pass("sleepers", (const char *[]){"300", NULL}, env, 50);
-	cr_assert_eq(count_prefix(r.err, "gmp: warning:"), 1, "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "passes every call through to glibc"), "%s", r.err);
-	const char *p = strstr(r.out, "os_threads=");
-	cr_assert(p && atol(p + 11) > 300, "threads are OS threads again: %s", r.out);
+	static const char *const fields[] = {"size", "sigmask", "tls_state",
+					     "_dl_stack_cache_lock", "getrandom_buf"};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		char var[64], want[80];
+		snprintf(var, sizeof var, "GMP_TEST_UNKNOWN_LAYOUT=%s", fields[i]);
+		snprintf(want, sizeof want, "thread layout not found (%s: ", fields[i]);
+		const char *env[] = {var, NULL};
+		struct run r = expect_pass("sleepers", (const char *[]){"300", NULL}, env, 50);
+		cr_assert_eq(count_prefix(r.err, "gmp: warning:"), 1, "stderr: %s", r.err);
+		cr_assert(strstr(r.err, want), "%s: %s", want, r.err);
+		cr_assert(strstr(r.err, "passes every call through to glibc"), "%s", r.err);
+		const char *p = strstr(r.out, "os_threads=");
+		cr_assert(p && atol(p + 11) > 300, "threads are OS threads again: %s", r.out);
+		run_free(&r);
+	}
+	const char *env[] = {"GMP_TEST_UNKNOWN_LAYOUT=size", NULL};
+	struct run r = expect_pass("tls_torture", NULL, env, 50);
 	run_free(&r);
-	r = expect_pass("tls_torture", NULL, env, 50);
+}
+
+/* The layout libgmp finds at start-up on this glibc: every field found,
+ * each where the table of a tested version has it (2.36, 2.41), and
+ * libgmp then takes over (a few OS threads for 300 sleepers). */
+Test(compat, glibc_layout_found_matches_table, .timeout = 60)
+{
+	static const char *const fields[] = {"size", "list", "tid", "robust_prev",
+		"robust_head", "cancelhandling", "specific_1stblock", "specific",
+		"specific_used", "user_stack", "start_routine", "stackblock",
+		"stackblock_size", "guardsize", "res", "sigmask", "tls_state",
+		"getrandom_buf", "rseq_area", "_dl_stack_used", "_dl_stack_user",
+		"_dl_stack_cache_lock"};
+	const char *env[] = {"GMPDEBUG=layout=1", "GMPMAXPROCS=2", NULL};
+	struct run r = expect_pass("sleepers", (const char *[]){"300", NULL}, env, 50);
+	const char *ver = gnu_get_libc_version();
+	char head[80];
+	snprintf(head, sizeof head, "gmp: glibc %s layout", ver);
+	cr_assert(strstr(r.err, head), "no layout printed: %s", r.err);
+	if (strcmp(ver, "2.36") == 0 || strcmp(ver, "2.41") == 0)
+		cr_assert(strstr(r.err, "confirmed by the table of this version"), "%s", r.err);
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		char line[64];
+		snprintf(line, sizeof line, "gmp:   %s ", fields[i]);
+		cr_assert(strstr(r.err, line), "field %s not printed: %s", fields[i], r.err);
+	}
+	cr_assert_eq(count_prefix(r.err, "gmp: warning:"), 0, "%s", r.err);
+	const char *p = strstr(r.out, "os_threads=");
+	cr_assert(p && atol(p + 11) <= 2 + 3, "libgmp took over: %s", r.out);
 	run_free(&r);
 }
 
@@ -373,6 +414,22 @@ Test(compat, gmprun_stats, .timeout = 60)
 	cr_assert(strstr(r.err, "\"handoffs\": "), "%s", r.err);
 	cr_assert(strstr(r.err, "\"waits\": {\"sleep\": "), "%s", r.err);
 	cr_assert(strstr(r.err, "\"mutex\": "), "%s", r.err);
+	run_free(&r);
+}
+
+/* gmprun --stats of a program libgmp passed through says so, rather
+ * than that the program did not end through exit. */
+Test(compat, gmprun_stats_under_passthrough, .timeout = 60)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("sleepers"));
+	setenv("GMP_TEST_UNKNOWN_LAYOUT", "tls_state", 1);
+	struct run r = gmprun((const char *[]){"--stats", "--", prog, "50", NULL}, 50);
+	unsetenv("GMP_TEST_UNKNOWN_LAYOUT");
+	cr_assert_eq(run_code(&r), 0, "%s", r.err);
+	cr_assert(strstr(r.err, "thread layout not found (tls_state: "), "%s", r.err);
+	cr_assert(strstr(r.err, "gmprun: no statistics: libgmp passed every call through"),
+		  "%s", r.err);
 	run_free(&r);
 }
 

@@ -1,6 +1,6 @@
 /*
  * arch/x86_64/tcb.h — words of glibc's TCB libgmp uses (plain defines, for
- * C and assembly alike). On glibc 2.36 tcbhead_t's unused_vgetcpu_cache[2]
+ * C and assembly alike). On glibc 2.34 to 2.41 tcbhead_t's unused_vgetcpu_cache[2]
  * (offsets 0x38 and 0x40) is zero in every TCB glibc makes and never read;
  * core/tls.c checks the layout before any G exists.
  */

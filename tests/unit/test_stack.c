@@ -13,7 +13,8 @@
 static void setup(void)
 {
 	os_init();
-	cr_assert(tls_init());
+	char why[160];
+	cr_assert(tls_init(why, sizeof why), "%s", why);
 	stack_init();
 }
 

@@ -20,7 +20,8 @@ static inline struct g *core_up(int nprocs)
 {
 	os_init();
 	arch_fsbase_init();
-	cr_assert(tls_init(), "glibc layout not recognised");
+	char why[160];
+	cr_assert(tls_init(why, sizeof why), "glibc layout not found: %s", why);
 	stack_init();
 	struct g *mg = g_alloc();
 	cr_assert(mg);
