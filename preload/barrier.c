@@ -96,7 +96,9 @@ GMP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 
 /* --- spinlocks ----------------------------------------------------------------- */
 
-/* An int, 0 free, 1 held, as glibc's. A spinning G yields its P after a
+/* An int, 0 free, 1 held (glibc's x86-64 spinlocks count down from 1:
+ * under pass-through every spinlock function is glibc's, never a mix). A
+ * spinning G yields its P after a
  * bounded spin, so a holder that is not running (descheduled, or waiting
  * for this very P) gets to run and release it, and runs the handlers of
  * signals sent to it meanwhile. Process-shared spinlocks work the same
@@ -105,14 +107,14 @@ GMP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 
 GMP_EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
 {
-	(void)pshared;
+	GMP_PASS(pthread_spin_init, l, pshared);
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
 GMP_EXPORT int pthread_spin_destroy(pthread_spinlock_t *l)
 {
-	(void)l;
+	GMP_PASS(pthread_spin_destroy, l);
 	return 0;
 }
 
@@ -140,6 +142,7 @@ GMP_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 
 GMP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
+	GMP_PASS(pthread_spin_trylock, l);
 	int z = 0;
 	return __atomic_compare_exchange_n(l, &z, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)
 		       ? 0
@@ -148,6 +151,7 @@ GMP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 
 GMP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
+	GMP_PASS(pthread_spin_unlock, l);
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 	return 0;
 }

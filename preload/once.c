@@ -50,9 +50,13 @@ int gmp_once(pthread_once_t *once, void (*fn)(void))
 	}
 }
 
+/* Served by libgmp while the runtime starts (GMP_ENTRY_EARLY): before
+ * glibc 2.34, libdl's dlsym and dlvsym, which start-up uses to find
+ * glibc's functions, call __pthread_once, whose glibc definition libgmp
+ * has not found yet then. The int means the same to both. */
 GMP_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 {
-	GMP_ENTRY(pthread_once, once, fn);
+	GMP_ENTRY_EARLY(pthread_once, once, fn);
 	return gmp_once(once, fn);
 }
 
