@@ -145,5 +145,8 @@ run timer_lateness mode=kill kill 4 0.2
 
 # New threads made faster than they end: each records how long it waited.
 run start_latency creators=2 2 64 500
+
+# What loading libgmp adds to a program's start (it spawns /bin/true).
+run startup lib=plain -n 10 "$top/.libs/libgmp.so"
 rm -f "$out"
 exit $status

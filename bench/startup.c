@@ -8,7 +8,8 @@
  *
  *   bench/startup [-n RUNS] LIB [LIB...] [-- command args...]
  *
- * Prints one RESULT line per variant: name, median and p99 in µs.
+ * Prints one RESULT line per variant (lib=plain first): the median and
+ * p99 in µs, and the median the library adds to the plain one.
  */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
 		double med = t[v][runs / 2], p99 = t[v][runs * 99 / 100];
 		if (v == 0)
 			base = med;
-		printf("RESULT startup %s median_us=%.0f p99_us=%.0f added_us=%.0f\n",
+		printf("RESULT name=startup lib=%s median_us=%.0f p99_us=%.0f added_us=%.0f\n",
 		       libs[v] ? libs[v] : "plain", med, p99, med - base);
 	}
 	return 0;
