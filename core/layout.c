@@ -3,6 +3,7 @@
  * core/layout.c — glibc's private layout, found at start-up (layout.h).
  */
 #include "core/layout.h"
+#include "core/config.h"
 #include "core/real.h"
 #include "core/rt.h"
 
@@ -93,6 +94,12 @@ static bool from_descriptors(char *why, size_t len)
 		if (d[i].f == LAYOUT_SPECIFIC)	/* bits of the whole array */
 			glibc_layout.nspecific = (int)(v[0] / 64);
 	}
+	/* the TCB header's DTV pointer, which tls.c uses at its fixed place */
+	const uint32_t *dtvp = desc("_thread_db_pthread_dtvp");
+	if (!dtvp || dtvp[2] != 8) {
+		rt_snprintf(why, len, "dtv: the TCB header's DTV pointer is not at offset 8");
+		return false;
+	}
 	/* specific_used, report_events and user_stack follow specific[]:
 	 * report_events is published, the other two are its neighbours */
 	const uint32_t *re = desc("_thread_db_pthread_report_events");
@@ -121,10 +128,12 @@ static bool from_descriptors(char *why, size_t len)
 
 struct probe {
 	_Atomic uint32_t state;		/* 0 started, 1 reported, 2 may end */
-	uintptr_t tp, resp, strsignal, strerror, local;
+	uintptr_t tp, resp, local;
+	long resp_off;			/* __resp from the thread pointer */
 	uintptr_t robust_head;
 	int tid;
 	long getrandom;			/* the word getrandom set, or LAYOUT_NONE */
+	uint64_t mask;			/* the signal mask it was started with */
 	uintptr_t words[PROBE_WORDS];	/* the descriptor before getrandom */
 };
 
@@ -166,16 +175,18 @@ static void *probe_main(void *arg)
 {
 	struct probe *p = arg;
 	char local = 0;
+	/* the program's signals are for its own threads: glibc has restored
+	 * the mask from the descriptor; block them all (the descriptor keeps
+	 * the mask it was started with) */
+	uint64_t all = ~0ull;
+	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, 8);
 	p->tp = arch_tp();
 	p->local = (uintptr_t)&local;
 	p->tid = (int)arch_syscall0(SYS_gettid);
 	st_rel(&probe_tid, p->tid);
 	size_t hlen;
 	arch_syscall3(SYS_get_robust_list, 0, &p->robust_head, &hlen);
-	uintptr_t *resp = dlvsym(RTLD_DEFAULT, "__resp", "GLIBC_PRIVATE");
-	p->resp = resp ? *resp : 0;
-	p->strsignal = (uintptr_t)strsignal(1000);
-	p->strerror = (uintptr_t)strerror(100000);
+	p->resp = W(p->tp + p->resp_off);	/* its __resp, in static TLS */
 	arch_syscall2(SYS_prctl, PR_SET_NAME, PROBE_NAME);
 	p->getrandom = find_getrandom(p, (long)glibc_layout.off[LAYOUT_SIZE]);
 	st_rel(&p->state, 1);
@@ -186,8 +197,8 @@ static void *probe_main(void *arg)
 			 * runs the program's key destructors (jemalloc's) */
 }
 
-/* Signals the probe thread starts with blocked: a mask no program sets
- * at start, found again in its descriptor. */
+/* Signals the probe thread starts with blocked besides the caller's: a
+ * set no program blocks at start, found again in its descriptor. */
 static uint64_t probe_mask(void)
 {
 	static const int sigs[] = {SIGURG, SIGXFSZ, SIGWINCH, 40, 51, 62};
@@ -204,7 +215,8 @@ static int probe_start(struct probe *p, pthread_t *th)
 	pthread_attr_setstacksize(&a, PROBE_STACK);
 	pthread_attr_setguardsize(&a, PROBE_GUARD);
 	uint64_t mask = probe_mask(), old;
-	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &old, 8);
+	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, &mask, &old, 8);
+	p->mask = old | mask;
 	int err = real_pthread_create(th, &a, probe_main, p);
 	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
 	pthread_attr_destroy(&a);
@@ -243,16 +255,13 @@ static bool is_stack(uintptr_t a, const void *ctx)
 	       reported == guard;	/* reported_guardsize: the same, rounded up */
 }
 
+/* glibc's own signals (SIGCANCEL, SIGSETXID) may differ: it takes them
+ * out of a new thread's mask */
 static bool is_mask(uintptr_t a, const void *ctx)
 {
-	(void)ctx;
-	return W(a) == probe_mask();
-}
-
-static bool is_tls_state(uintptr_t a, const void *ctx)
-{
 	const struct probe *p = ctx;
-	return p->strsignal && p->strerror && W(a) == p->strsignal && W(a + 8) == p->strerror;
+	const uint64_t own = 3ull << 31;
+	return (W(a) & ~own) == (p->mask & ~own);
 }
 
 /* Is node on the circular list at head (at most max steps)? */
@@ -327,9 +336,7 @@ static bool find_probed(const struct probe *p, char *why, size_t len)
 	if ((o = find_unique(pd, size, 8, is_mask, p)) < 0)
 		FAIL("sigmask: no single word holds the probe thread's signal mask");
 	set(LAYOUT_SIGMASK, o, 'p');
-	if ((o = find_unique(pd, size, 16, is_tls_state, p)) < 0)
-		FAIL("tls_state: no place holds the buffers strsignal and strerror returned");
-	set(LAYOUT_TLS_STATE, o, 'p');
+	set(LAYOUT_TLS_STATE, LAYOUT_NONE, '?');	/* found in the first G */
 	set(LAYOUT_GETRANDOM, p->getrandom, p->getrandom == LAYOUT_NONE ? '-' : 'p');
 	if (LO(RSEQ) != LAYOUT_NONE) {
 		int cpu = *(const int *)(pd + LO(RSEQ) + 4);
@@ -360,6 +367,10 @@ static bool probe(char *why, size_t len)
 	pthread_t th;
 	if (LO(SIZE) < 1024 || LO(SIZE) > 8 * PROBE_WORDS || LO(SIZE) % 64)
 		FAIL("size: struct pthread of %ld bytes is implausible", LO(SIZE));
+	char *resp = dlvsym(RTLD_DEFAULT, "__resp", "GLIBC_PRIVATE");
+	if (!resp)
+		FAIL("res: glibc has no __resp");
+	p.resp_off = (long)((uintptr_t)resp - arch_tp());
 	int err = probe_start(&p, &th);
 	if (err == EAGAIN || err == ENOMEM || err == EPERM)
 		FAIL("probe: no thread of glibc's could be started (error %d)", err);
@@ -431,6 +442,8 @@ static bool confirm(char *why, size_t len)
 				continue;	/* not fixed */
 			if (f == LAYOUT_GETRANDOM && glibc_layout.off[f] == LAYOUT_NONE)
 				continue;	/* a kernel without getrandom in the vDSO */
+			if (f == LAYOUT_TLS_STATE && glibc_layout.off[f] == LAYOUT_NONE)
+				continue;	/* found later (layout_find_tls_state) */
 			if (glibc_layout.off[f] != want)
 				FAIL("%s: found at %ld, glibc %s's table has %ld", field_name[f],
 				     glibc_layout.off[f], ver, want);
@@ -472,11 +485,12 @@ static bool version_known(char *why, size_t len)
 bool layout_find(char *why, size_t len)
 {
 	memset(glibc_layout.how, '?', sizeof glibc_layout.how);
+	glibc_layout.tls_state = LAYOUT_NONE;
 	if (test_hidden(why, len))
 		return false;
 	real_init();	/* glibc's pthread_create and pthread_join */
-	return version_known(why, len) && from_descriptors(why, len) && probe(why, len) && plausible(why, len) &&
-	       confirm(why, len);
+	return version_known(why, len) && from_descriptors(why, len) && probe(why, len) &&
+	       plausible(why, len) && confirm(why, len);
 }
 
 void layout_print(int fd)
@@ -486,10 +500,61 @@ void layout_print(int fd)
 		  glibc_layout.table ? "confirmed by the table of this version"
 				     : "no table for this version");
 	for (int f = 0; f < LAYOUT_NFIELDS; f++) {
-		if (glibc_layout.off[f] == LAYOUT_NONE)
+		if (f == LAYOUT_TLS_STATE && glibc_layout.how[f] == '?')
+			rt_printf(fd, "gmp:   %-22s found in the first thread libgmp starts\n",
+				  field_name[f]);
+		else if (glibc_layout.off[f] == LAYOUT_NONE)
 			rt_printf(fd, "gmp:   %-22s none\n", field_name[f]);
 		else
 			rt_printf(fd, "gmp:   %-22s %6ld %c\n", field_name[f], glibc_layout.off[f],
 				  glibc_layout.how[f]);
 	}
+}
+
+/*
+ * tls_state is found on the first G libgmp starts, on its own fresh TCB
+ * before its start routine, not in the probe thread: strsignal and
+ * strerror, whose buffers glibc keeps there, take gettext's lock and
+ * allocate, and the code that first entered libgmp may hold that lock or
+ * the allocator's (a library's constructor inside bindtextdomain, a
+ * malloc such as jemalloc starting up). Not found, it stays unknown:
+ * glibc's two buffers of a G are then not freed when it ends.
+ */
+void layout_find_tls_state(uintptr_t tp)
+{
+	static _Atomic int claimed;
+	int zero = 0;
+	if (ld_rlx(&claimed) || !cas(&claimed, &zero, 1))
+		return;
+	uintptr_t sig = (uintptr_t)strsignal(1000), err = (uintptr_t)strerror(100000);
+	long found = -1;
+	for (long o = 0; sig && err && o + 16 <= LO(SIZE); o += 8) {
+		if (W(tp + o) != sig || W(tp + o + 8) != err)
+			continue;
+		found = found < 0 ? o : -2;	/* more than one: unsure */
+	}
+	if (found >= 0) {
+		*(uintptr_t *)(tp + found) = 0;
+		*(uintptr_t *)(tp + found + 8) = 0;
+		set(LAYOUT_TLS_STATE, found, 'p');
+		char why[160];
+		if (!plausible(why, sizeof why) || !confirm(why, sizeof why)) {
+			set(LAYOUT_TLS_STATE, LAYOUT_NONE, '-');
+			found = -1;
+		}
+	}
+	if (found < 0) {
+		/* where glibc keeps them is unknown: leave them to it */
+		glibc_layout.how[LAYOUT_TLS_STATE] = '-';
+		if (rt_cfg.show_layout)
+			rt_printf(2, "gmp:   %-22s not found in the first thread\n",
+				  field_name[LAYOUT_TLS_STATE]);
+		return;
+	}
+	free((void *)sig);
+	free((void *)err);
+	__atomic_store_n(&glibc_layout.tls_state, found, __ATOMIC_RELEASE);
+	if (rt_cfg.show_layout)
+		rt_printf(2, "gmp:   %-22s %6ld p (in the first thread libgmp started)\n",
+			  field_name[LAYOUT_TLS_STATE], found);
 }

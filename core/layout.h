@@ -13,8 +13,10 @@
  *    started with a stack size, guard, signal mask, name and start
  *    routine libgmp chose, in whose descriptor those values are looked
  *    up, together with what the thread itself reports (its tid, its
- *    robust list head, the resolver state, the buffers strerror and
- *    strsignal hand out);
+ *    robust list head, its resolver state, getrandom's state); the
+ *    thread takes no lock the code that first entered libgmp may hold;
+ *  - tls_state, on the first G libgmp starts, from the buffers strerror
+ *    and strsignal hand out there;
  *  - a few fields from their fixed place next to a found one (user_stack
  *    after report_events, the stack cache lock after the cache), checked
  *    against what the probe thread left behind.
@@ -29,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum layout_field {
 	/* struct pthread */
@@ -66,6 +69,8 @@ struct glibc_layout {
 	char how[LAYOUT_NFIELDS];	/* 'd' descriptor, 'p' probe, 's' fixed place, '-' none */
 	int nspecific;			/* entries of specific[] */
 	bool table;			/* a table of this version confirmed every field */
+	long tls_state;			/* off[LAYOUT_TLS_STATE] once found, for readers
+					 * on other threads (atomic); LAYOUT_NONE before */
 };
 extern struct glibc_layout glibc_layout;
 
@@ -79,6 +84,10 @@ extern struct glibc_layout glibc_layout;
  * name as layout_print prints it) makes that field not found.
  */
 bool layout_find(char *why, size_t len);
+
+/* On the first G libgmp starts, its fresh TCB at tp, before its start
+ * routine: find tls_state (see layout.c for why not at start-up). */
+void layout_find_tls_state(uintptr_t tp);
 
 /* The kernel tid of the probe thread while it runs, else 0: its calls
  * into libgmp (a malloc that locks a mutex) go straight to glibc. */

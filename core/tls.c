@@ -41,7 +41,6 @@
 #define PD_STACKSIZE	LO(STACKSIZE)
 #define PD_GUARDSIZE	LO(GUARDSIZE)
 #define PD_RES		LO(RES)
-#define PD_TLS_STATE	LO(TLS_STATE)
 #define PD_RSEQ		LO(RSEQ)
 #define RTLD_STACK_USER	LO(STACK_USER)
 #define RTLD_STACK_LOCK	LO(STACK_LOCK)
@@ -75,7 +74,7 @@ static long resp_off;			/* __resp from the thread pointer */
 static long carry_off[NCARRY];
 static int ncarry;
 
-/* Malloc state of retired TCBs, handed to the next fresh one. */
+/* Carried state of retired TCBs, handed to the next fresh one. */
 #define SPARE_MAX 4096
 static struct rt_mutex spare_lock;	/* leaf */
 static uintptr_t spare[SPARE_MAX][NCARRY];
@@ -179,7 +178,7 @@ static void tls_unregister(uintptr_t tp)
 	n->next = n->prev = n;
 }
 
-/* --- malloc's per-thread words ---------------------------------------------- */
+/* --- per-thread state carried over ------------------------------------------ */
 
 static void carried_save(uintptr_t tp, uintptr_t w[NCARRY])
 {
@@ -352,6 +351,8 @@ void tls_enter(uintptr_t tp)
 {
 	ctype_init();
 	W(tp, resp_off) = tp + PD_RES;
+	if (unlikely(__atomic_load_n(&glibc_layout.how[LAYOUT_TLS_STATE], __ATOMIC_RELAXED) == '?'))
+		layout_find_tls_state(tp);
 }
 
 void tls_run_dtors(void)
@@ -361,9 +362,12 @@ void tls_run_dtors(void)
 
 void tls_exit(uintptr_t tp)
 {
+	long state = __atomic_load_n(&glibc_layout.tls_state, __ATOMIC_ACQUIRE);
+	if (state == LAYOUT_NONE)
+		return;		/* not found: glibc's buffers stay (a leak) */
 	for (int i = 0; i < 2; i++) {
-		free((void *)W(tp, PD_TLS_STATE + 8 * i));
-		W(tp, PD_TLS_STATE + 8 * i) = 0;
+		free((void *)W(tp, state + 8 * i));
+		W(tp, state + 8 * i) = 0;
 	}
 }
 

@@ -335,8 +335,9 @@ Test(compat, unknown_glibc_layout_passes_through, .timeout = 120)
 }
 
 /* The layout libgmp finds at start-up on this glibc: every field found,
- * each where the table of a tested version has it (2.36, 2.41), and
- * libgmp then takes over (a few OS threads for 300 sleepers). */
+ * each where the table of a tested version has it (2.36, 2.41; tls_state
+ * too, found later on the first thread), and libgmp then takes over (a
+ * few OS threads for 300 sleepers). */
 Test(compat, glibc_layout_found_matches_table, .timeout = 60)
 {
 	static const char *const fields[] = {"size", "list", "tid", "robust_prev",
@@ -358,6 +359,8 @@ Test(compat, glibc_layout_found_matches_table, .timeout = 60)
 		snprintf(line, sizeof line, "gmp:   %s ", fields[i]);
 		cr_assert(strstr(r.err, line), "field %s not printed: %s", fields[i], r.err);
 	}
+	/* tls_state: found on the first thread libgmp starts */
+	cr_assert(strstr(r.err, " p (in the first thread libgmp started)"), "%s", r.err);
 	cr_assert_eq(count_prefix(r.err, "gmp: warning:"), 0, "%s", r.err);
 	const char *p = strstr(r.out, "os_threads=");
 	cr_assert(p && atol(p + 11) <= 2 + 3, "libgmp took over: %s", r.out);
