@@ -4,6 +4,7 @@
  */
 #include "core/layout.h"
 #include "core/config.h"
+#include "core/os.h"
 #include "core/real.h"
 #include "core/rt.h"
 
@@ -11,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
-#include <linux/futex.h>
 #include <resolv.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ static const char *const field_name[LAYOUT_NFIELDS] = {
 	"_dl_stack_used", "_dl_stack_user", "_dl_stack_cache_lock",
 };
 
-/* Bytes each field spans (the overlap check); 0: not checked. */
+/* Bytes each field spans (the overlap check). */
 static long field_len(int f)
 {
 	switch (f) {
@@ -59,8 +59,9 @@ static void set(int f, long off, char how)
 
 /* --- what glibc publishes ----------------------------------------------- */
 
-/* A libthread_db descriptor: {bits, count, offset} (bits of the whole
- * field, count 1 but for arrays of unknown size), or {size} for sizeof_. */
+/* A GLIBC_PRIVATE symbol; for a libthread_db descriptor: {bits, count,
+ * offset} (bits of the whole field, count 1 but for arrays of unknown
+ * size), or {size} for sizeof_. */
 static const uint32_t *desc(const char *name)
 {
 	return dlvsym(RTLD_DEFAULT, name, "GLIBC_PRIVATE");
@@ -125,6 +126,7 @@ static bool from_descriptors(char *why, size_t len)
 #define PROBE_GUARD (2 * 4096 + 1)	/* glibc rounds it up to 3 pages */
 #define PROBE_NAME "gmp-layout"
 #define PROBE_WORDS 2048		/* largest descriptor looked at: 16 KiB */
+#define PROBE_WAIT_NS (100 * 1000 * 1000)
 
 struct probe {
 	_Atomic uint32_t state;		/* 0 started, 1 reported, 2 may end */
@@ -136,12 +138,6 @@ struct probe {
 	uint64_t mask;			/* the signal mask it was started with */
 	uintptr_t words[PROBE_WORDS];	/* the descriptor before getrandom */
 };
-
-static void futex_wait(_Atomic uint32_t *w, uint32_t v)
-{
-	struct timespec ts = {0, 100 * 1000 * 1000};
-	arch_syscall4(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts);
-}
 
 /* The word of the descriptor glibc's getrandom sets on first use (its
  * vDSO state), where the kernel offers getrandom in the vDSO. */
@@ -190,9 +186,9 @@ static void *probe_main(void *arg)
 	arch_syscall2(SYS_prctl, PR_SET_NAME, PROBE_NAME);
 	p->getrandom = find_getrandom(p, (long)glibc_layout.off[LAYOUT_SIZE]);
 	st_rel(&p->state, 1);
-	arch_syscall3(SYS_futex, &p->state, FUTEX_WAKE_PRIVATE, 1);
+	os_futex_wake(&p->state, 1);
 	while (ld_acq(&p->state) != 2)
-		futex_wait(&p->state, 1);
+		os_futex_wait(&p->state, 1, PROBE_WAIT_NS);
 	return NULL;	/* probe_tid stays until the join: glibc's thread exit
 			 * runs the program's key destructors (jemalloc's) */
 }
@@ -223,7 +219,7 @@ static int probe_start(struct probe *p, pthread_t *th)
 	if (err)
 		return err;
 	for (int i = 0; i < 50 && ld_acq(&p->state) == 0; i++)
-		futex_wait(&p->state, 0);
+		os_futex_wait(&p->state, 0, PROBE_WAIT_NS);
 	return ld_acq(&p->state) == 1 ? 0 : ETIMEDOUT;
 }
 
@@ -280,7 +276,7 @@ static bool on_list(uintptr_t head, uintptr_t node, int max)
 static bool check_published(const struct probe *p, pthread_t th, char *why, size_t len)
 {
 	uintptr_t pd = p->tp;
-	char *rtld = dlvsym(RTLD_DEFAULT, "_rtld_global", "GLIBC_PRIVATE");
+	const char *rtld = (const char *)desc("_rtld_global");
 	if (pd != (uintptr_t)th || W(pd + 0x10) != pd)
 		FAIL("size: the probe thread's pthread_t is not its thread pointer");
 	if (*(const int *)(pd + LO(TID)) != p->tid)
@@ -351,7 +347,7 @@ static bool find_probed(const struct probe *p, char *why, size_t len)
  * lock sits after the cache head, its size and the in-flight word. */
 static bool find_stack_lock(uintptr_t pd, char *why, size_t len)
 {
-	uintptr_t rtld = (uintptr_t)dlvsym(RTLD_DEFAULT, "_rtld_global", "GLIBC_PRIVATE");
+	uintptr_t rtld = (uintptr_t)desc("_rtld_global");
 	uintptr_t cache = rtld + LO(STACK_USED) + 32;
 	if (!on_list(cache, pd + LO(LIST), 1 << 20) ||
 	    W(cache + 16) < W(pd + LO(STACKSIZE)) || W(cache + 24) != 0 ||
@@ -367,7 +363,7 @@ static bool probe(char *why, size_t len)
 	pthread_t th;
 	if (LO(SIZE) < 1024 || LO(SIZE) > 8 * PROBE_WORDS || LO(SIZE) % 64)
 		FAIL("size: struct pthread of %ld bytes is implausible", LO(SIZE));
-	char *resp = dlvsym(RTLD_DEFAULT, "__resp", "GLIBC_PRIVATE");
+	const char *resp = (const char *)desc("__resp");
 	if (!resp)
 		FAIL("res: glibc has no __resp");
 	p.resp_off = (long)((uintptr_t)resp - arch_tp());
@@ -377,7 +373,7 @@ static bool probe(char *why, size_t len)
 	bool ok = err == 0 && check_published(&p, th, why, len) && find_probed(&p, why, len);
 	if (err == 0 || err == ETIMEDOUT) {
 		st_rel(&p.state, 2);
-		arch_syscall3(SYS_futex, &p.state, FUTEX_WAKE_PRIVATE, 1);
+		os_futex_wake(&p.state, 1);
 		real_pthread_join(th, NULL);
 		st_rel(&probe_tid, 0);
 	}
