@@ -21,7 +21,8 @@
  * latency in microseconds, the server's peak threads and peak RSS (KiB), and
  * `starved`, the connections that got no reply in the window. It exits
  * with status 1, after its RESULT line, when some did: a server that
- * leaves connections unserved has not carried the load.
+ * leaves connections unserved has not carried the load. `replies` counts
+ * every reply, warm-up included (what the server's own counts cover).
  *
  * With ECHO_LAT_DIST=FILE set it also writes the distribution there:
  * lines "PERCENT LATENCY_US", the latency at every 0.1 % (0 to 100).
@@ -163,7 +164,7 @@ int main(int argc, char **argv)
 	int phase = 0;
 	long answered = 0; /* connections with at least one reply */
 	double t_warm = now_sec(), t_w0 = 0, t_w1 = 0;
-	long requests = 0;
+	long requests = 0, replies = 0;	/* in the window; in all */
 	while (phase < 2) {
 		int n = epoll_wait(ep, ev, 512, 10);
 		if (n < 0) {
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
 					i, cc->seq);
 				return 1;
 			}
+			replies++;
 			if (cc->replies++ == 0)
 				answered++;
 			if (phase == 1 && now < t_w1) {
@@ -239,9 +241,10 @@ int main(int argc, char **argv)
 		p999 = lat[(nlat * 999 + 999) / 1000 - 1];
 	}
 	printf("RESULT name=echo conns=%ld seconds=%.3f requests=%ld rps=%.0f p50_us=%.1f p99_us=%.1f "
-	       "p999_us=%.1f peak_threads=%ld rss_kb=%ld starved=%ld warmup_s=%.3f connect_s=%.3f\n",
+	       "p999_us=%.1f peak_threads=%ld rss_kb=%ld starved=%ld warmup_s=%.3f connect_s=%.3f "
+	       "replies=%ld\n",
 	       nc, secs, requests, (double)requests / (t_w1 - t_w0), p50, p99, p999, peak_threads, rss,
-	       starved, t_w0 - t_warm, t_warm - t_connect);
+	       starved, t_w0 - t_warm, t_warm - t_connect, replies);
 	/* the distribution, for a plot: the latency at every 0.1 % */
 	const char *dist = getenv("ECHO_LAT_DIST");
 	if (dist && *dist && nlat) {

@@ -10,9 +10,10 @@
  *
  *   port <n> pid <pid>
  *
- * and serves until a signal ends it (run.sh sends SIGTERM, which it does
- * not catch) or, as a bound, LIFETIME seconds have passed (default 600:
- * SIGALRM's default action ends it). It prints no RESULT line: bench/
+ * and serves until SIGTERM (run.sh sends it), which one thread waits for
+ * with sigwait and answers with exit(0), so that what runs at exit runs
+ * (libgmp's GMP_STATS line), or, as a bound, until LIFETIME seconds have
+ * passed (default 600: SIGALRM's default action ends it). It prints no RESULT line: bench/
  * echo_load drives it and measures it from outside, through
  * /proc/<pid>/status.
  *
@@ -20,9 +21,21 @@
  */
 #include "bench.h"
 
+#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+
+/* Waits for SIGTERM, blocked in every thread, and ends the process
+ * through exit. */
+static void *terminator(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+	while (sigwait(set, &sig) != 0)
+		;
+	exit(0);
+}
 
 /* Echoes one connection until it ends. */
 static void *serve(void *arg)
@@ -65,6 +78,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "echo_server: cannot listen on 127.0.0.1: %s\n", strerror(errno));
 		return 1;
 	}
+	static sigset_t term;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	must(pthread_sigmask(SIG_BLOCK, &term, NULL), "pthread_sigmask");
+	pthread_t waiter;
+	must(pthread_create(&waiter, NULL, terminator, &term), "pthread_create");
 	must(pthread_attr_init(&attr), "pthread_attr_init");
 	must(pthread_attr_setstacksize(&attr, 64 * 1024), "pthread_attr_setstacksize");
 	must(pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED),

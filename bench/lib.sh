@@ -46,12 +46,16 @@ source_rev() {
 
 # run_one WORKLOAD MODE REP TIMEOUT ARGS...: one run, one line in $raw:
 #   WORKLOAD MODE REP rc=N RESULT-fields [rt_os_threads=N gomaxprocs=N
-#   [rt_syscalls=N rt_retakes=N]] [GMPMAXPROCS=N]
+#   [rt_syscalls=N rt_retakes=N]] [rt_context_switches=N rt_tp_writes=N ...]
+#   [GMPMAXPROCS=N]
 # WORKLOAD names the program bench/WORKLOAD, or echo_server driven by
 # echo_load when it is echo_SOMETHING; a suffix @POINT (sleepers@1000,
 # echo@500) names a point of a sweep, and only the part before it is used.
 # The rt_ fields and gomaxprocs are what gmprun --stats=json counted (the
-# blocking system calls and the Ps retaken from them where it says so);
+# blocking system calls and the Ps retaken from them where it says so;
+# libgmp's own kernel work: thread-pointer writes and whether WRFSBASE made
+# them, futex sleeps and wake-ups, epoll_wait calls, eventfd writes,
+# signals sent, signal-mask changes; for echo, the server's GMP_STATS line);
 # the last field says the workload set its own GMPMAXPROCS ($wprocs).
 run_one() {
 	local w=$1 mode=$2 rep=$3 to=$4 prog=${1%@*} rc line extra= json runner=$gmprun
@@ -78,9 +82,22 @@ run_one() {
 	line=$(grep -m1 '^RESULT ' "$tmp/out" | sed 's/^RESULT //')
 	if [ "$mode" != nptl ] && [ "$mode" != go ]; then
 		json=$(grep '^{' "$tmp/err" | tail -1)
+		case $prog in
+		echo|echo_*)
+			# the server's GMP_STATS line (key=value), as JSON's pairs
+			json=$(grep -m1 '^pid=' "$tmp/srv.stats" 2>/dev/null |
+				sed 's/\([a-z_0-9]*\)=\([0-9]*\)/"\1": \2,/g') ;;
+		esac
 		extra=$(echo "$json" | sed -n 's/.*"peak_os_threads": \([0-9]*\),.*"gomaxprocs": \([0-9]*\)[,}].*/rt_os_threads=\1 gomaxprocs=\2/p')
 		[ -n "$extra" ] && extra="$extra$(echo "$json" |
 			sed -n 's/.*"syscalls": \([0-9]*\), "retakes": \([0-9]*\).*/ rt_syscalls=\1 rt_retakes=\2/p')"
+		# libgmp's own kernel work: rt_<counter>=N (see gmprun --stats)
+		local k v
+		for k in context_switches tp_writes tp_wrfsbase futex_waits futex_wakes epoll_waits \
+			eventfd_writes signals_sent sigmask_changes; do
+			v=$(echo "$json" | sed -n "s/.*\"$k\": \([0-9]*\)[,}].*/\1/p")
+			[ -n "$v" ] && extra="$extra rt_$k=$v"
+		done
 		[ -n "$wprocs" ] && extra="$extra GMPMAXPROCS=$wprocs"
 	fi
 	[ $rc -eq 124 ] && line="TIMEOUT after ${to}s $line"
@@ -109,7 +126,9 @@ run_echo() {
 		"$gobin/echo_server" $((to + 30)) >"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
 	else
 		# shellcheck disable=SC2086
-		env ${wprocs:+GMPMAXPROCS=$wprocs} "$runner" -- "$top/bench/echo_server" $((to + 30)) \
+		rm -f "$tmp/srv.stats"
+		env ${wprocs:+GMPMAXPROCS=$wprocs} GMP_STATS="$tmp/srv.stats" \
+			"$runner" -- "$top/bench/echo_server" $((to + 30)) \
 			>"$tmp/srv.out" 2>"$tmp/srv.err" </dev/null &
 	fi
 	spid=$!

@@ -53,6 +53,13 @@
 # echo-latency.svg: latency against percentile, on a scale of nines, one
 # line per library (the first repetition), which the report shows.
 #
+# The report ends with what libgmp did in the kernel of its own, per
+# operation (gmprun --stats: thread-pointer writes, futex calls, epoll,
+# eventfd, signals) and says how the thread pointer was written. With
+# GMPDEBUG=fsbase=syscall in the environment the libgmp runs write it with
+# arch_prctl even where WRFSBASE is allowed: what hosts without FSGSBASE
+# (kernels before 5.9) pay.
+#
 # Needs bash, awk, timeout. BUILDDIR names the build tree (default: the
 # parent of this script's directory).
 set -u
@@ -491,6 +498,8 @@ END {
 	}
 	if (nf) print ""
 
+	kernel_work()
+
 	print "## Targets"
 	print ""
 	w = "create_join"
@@ -613,6 +622,62 @@ END {
 	print "```"
 }
 function has_any_gp() { return gp != "" }
+# What one operation of workload w is, and how many the libgmp runs made
+# (medians): "" when the workload has no count of its own
+function op_name(w) {
+	if (w ~ /^(create_join|concurrent|maxthreads|burst)$/) return "thread"
+	if (w ~ /^sleepers/) return "sleep"
+	if (w ~ /^(cond|pipe)_pingpong$/) return "round trip"
+	if (w ~ /^mutex_/) return "lock+unlock"
+	if (w == "prodcons") return "item"
+	if (w ~ /^echo/) return "request"
+	return ""
+}
+function op_count(w,    n, t, k, i) {
+	if (w ~ /^(create_join|concurrent|maxthreads|mutex_uncontended|prodcons)$/) return median(w, "libgmp", "n")
+	if (w == "burst") return median(w, "libgmp", "n") * median(w, "libgmp", "reps")
+	if (w ~ /^sleepers/) return median(w, "libgmp", "n") * median(w, "libgmp", "rounds")
+	if (w ~ /^(cond|pipe)_pingpong$/) return median(w, "libgmp", "round_trips_per_sec") * median(w, "libgmp", "seconds")
+	if (w ~ /^echo/) return median(w, "libgmp", "replies")
+	if (w == "mutex_contention") {
+		n = split(tlist[w], t, " ")
+		for (i = 1; i <= n; i++) k += median(w, "libgmp", "t" t[i] "_ops")
+		return k
+	}
+	return ""
+}
+# the kernel work of libgmp itself (gmprun --stats), per operation where the
+# workload counts operations, else per context switch
+function kernel_work(    i, w, n, d, unit, path, k, ks, nk, line) {
+	nk = split("tp_writes futex_waits futex_wakes epoll_waits eventfd_writes signals_sent sigmask_changes", ks, " ")
+	path = ""
+	for (i = 1; i <= nw; i++)
+		if (has(ws[i], "libgmp", "rt_tp_wrfsbase"))
+			path = median(ws[i], "libgmp", "rt_tp_wrfsbase") >= 1 ? "WRFSBASE (an instruction)" : "arch_prctl (a system call)"
+	if (path == "") return
+	print "## libgmp'"'"'s own kernel work"
+	print ""
+	print "What libgmp did besides the program'"'"'s own calls, from `gmprun --stats`"
+	print "(for echo, the server'"'"'s, warm-up included), per operation of the"
+	print "workload, or per context switch where it counts none. The thread"
+	print "pointer was written with " path "."
+	print ""
+	print "| workload | per | context switches | thread-pointer writes | futex sleeps | futex wake-ups | epoll_wait | eventfd writes | signals sent | sigmask changes |"
+	print "|---|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= nw; i++) {
+		w = ws[i]
+		if (!has(w, "libgmp", "rt_context_switches")) continue
+		n = op_count(w); unit = op_name(w)
+		sw = median(w, "libgmp", "rt_context_switches")
+		if (n == "" || n <= 0) { n = sw; unit = "switch" }
+		if (n <= 0) continue
+		line = "| " w " | " unit " | " (unit == "switch" ? "1" : sprintf("%.3g", sw / n))
+		for (k = 1; k <= nk; k++)
+			line = line " | " (has(w, "libgmp", "rt_" ks[k]) ? sprintf("%.3g", median(w, "libgmp", "rt_" ks[k]) / n) : "n/a")
+		print line " |"
+	}
+	print ""
+}
 ' "$1"
 }
 
@@ -631,7 +696,7 @@ if grep -q '^[^ ]* go ' "$raw"; then
 		echo "default), whose runs were interleaved with the ones above. Here the"
 		echo "comparison is Go / libgmp for times, libgmp / Go for rates:"
 		echo ""
-		sed -n '/^| workload/,/^$/p' "$tmp/report-go" | sed '1,2s/NPTL/Go/g'
+		sed -n '/^| workload | measure/,/^$/p' "$tmp/report-go" | sed '1,2s/NPTL/Go/g'
 		echo "Its runs:"
 		echo ""
 		echo '```'

@@ -123,9 +123,37 @@ static void parse_debug(const char *s)
 						  (int)vlen, eq + 1);
 			} else if (klen == 6 && memcmp(p, "layout", 6) == 0) {
 				rt_cfg.show_layout = parse_flag("layout", eq + 1, vlen);
+			} else if (klen == 4 && memcmp(p, "spin", 4) == 0) {
+				if (vlen == 4 && memcmp(eq + 1, "auto", 4) == 0)
+					rt_cfg.spin_ns = -1;
+				else if (parse_uint(eq + 1, vlen, &v) && v <= 1000)
+					rt_cfg.spin_ns = v * 1000;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: spin=\"%.*s\": expected auto or "
+						  "microseconds (0..1000); using auto\n", (int)vlen,
+						  eq + 1);
+			} else if (klen == 8 && memcmp(p, "affinity", 8) == 0) {
+				if (vlen == 4 && memcmp(eq + 1, "auto", 4) == 0)
+					rt_cfg.affinity = -1;
+				else if (vlen == 2 && memcmp(eq + 1, "on", 2) == 0)
+					rt_cfg.affinity = 1;
+				else if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
+					rt_cfg.affinity = 0;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: affinity=\"%.*s\": expected auto, on "
+						  "or off; using auto\n", (int)vlen, eq + 1);
+			} else if (klen == 6 && memcmp(p, "fsbase", 6) == 0) {
+				if (vlen == 7 && memcmp(eq + 1, "syscall", 7) == 0)
+					rt_cfg.fsbase_syscall = true;
+				else if (vlen == 4 && memcmp(eq + 1, "auto", 4) == 0)
+					rt_cfg.fsbase_syscall = false;
+				else
+					rt_printf(2, "gmp: GMPDEBUG: fsbase=\"%.*s\": expected auto or "
+						  "syscall; using auto\n", (int)vlen, eq + 1);
 			} else {
 				rt_printf(2, "gmp: GMPDEBUG: unknown key \"%.*s\" (known: "
-					  "schedtrace, scheddetail, preempt, deadlock, dump, layout); "
+					  "schedtrace, scheddetail, preempt, deadlock, dump, layout, "
+					  "spin, affinity, fsbase); "
 					  "ignored\n",
 					  (int)klen, p);
 			}
@@ -145,6 +173,8 @@ void config_init(void)
 		def = GMP_MAXPROCS_LIMIT;
 	rt_cfg.maxprocs = def;
 	rt_cfg.preempt_ns = 10000000;
+	rt_cfg.spin_ns = -1;
+	rt_cfg.affinity = -1;
 	rt_cfg.dump_sig = SIGQUIT;
 	if (s) {
 		int v = config_parse_maxprocs(s);

@@ -15,6 +15,19 @@
  *                                     it (default SIGQUIT; a name or number)
  *                     layout=1        print glibc's thread layout as found
  *                                     at start-up
+ *                     spin=US|auto    how long an OS thread out of work
+ *                                     spins before it sleeps in the kernel
+ *                                     (0..1000 µs; auto: 50 where affinity
+ *                                     is on, else 0)
+ *                     affinity=auto|on|off  hand a readied thread to the
+ *                                     OS thread that still holds its thread
+ *                                     pointer, when that one looks for work
+ *                                     (auto: where a thread-pointer write
+ *                                     costs 1 µs or more)
+ *                     fsbase=syscall  write the thread pointer with
+ *                                     arch_prctl even where WRFSBASE is
+ *                                     allowed (what a kernel before 5.9
+ *                                     pays; default auto)
  *   GMP_STATS=PATH    append run statistics to PATH at exit (gmprun)
  *   GMPTRACE=PATH     record an event trace to PATH (core/trace.h)
  *
@@ -28,6 +41,7 @@
 #include <stdint.h>
 
 #define GMP_MAXPROCS_LIMIT 1024
+#define GMP_SPIN_US 50		/* GMPDEBUG=spin's default */
 
 struct rt_config {
 	int maxprocs;
@@ -37,6 +51,9 @@ struct rt_config {
 	int deadlock;		/* enum cfg_deadlock */
 	int dump_sig;		/* 0: none */
 	bool show_layout;	/* print glibc's layout at start-up */
+	bool fsbase_syscall;	/* never WRFSBASE */
+	int64_t spin_ns;	/* idle M's spin before it sleeps; -1 auto */
+	int affinity;		/* -1 auto, 0 off, 1 on */
 	const char *stats_path;	/* NULL: no statistics file */
 	const char *trace_path;	/* GMPTRACE: NULL, no event trace */
 };

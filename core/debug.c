@@ -4,6 +4,7 @@
 #include "core/debug.h"
 #include "core/rt.h"
 #include "core/sched.h"
+#include "core/os.h"
 
 static const char *const status_names[G_NSTATUS] = {
 	"idle", "runnable", "running", "syscall", "waiting", "dead",
@@ -31,12 +32,26 @@ void debug_stats(struct rt_stats *st)
 	st->preemptions = ld_rlx(&sched.npreempt);
 	st->door_preemptions = ld_rlx(&sched.npreempt_door);
 	st->handoffs = ld_rlx(&sched.nhandoff);
+	st->spin_handoffs = ld_rlx(&sched.nspin_handoff);
 	for (int r = 0; r < WAIT_NREASON; r++) {
 		st->waits[r] = 0;
 		for (int i = 0; i < sched.gomaxprocs; i++)
 			st->waits[r] += sched.allp[i]->nwait[r];
 	}
 	st->gomaxprocs = sched.gomaxprocs;
+	uint64_t tpw = ld_rlx(&os_counts[OSC_TPW]);
+	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink)
+		tpw += __atomic_load_n(&mp->ntpw, __ATOMIC_RELAXED);
+	st->tp_writes = tpw;
+	st->tp_wrfsbase = gmp_arch_wrfsbase != 0;
+	st->tp_write_ns = sched.tpw_ns;
+	st->affinity = sched.affinity;
+	st->futex_waits = ld_rlx(&os_counts[OSC_FUTEX_WAIT]);
+	st->futex_wakes = ld_rlx(&os_counts[OSC_FUTEX_WAKE]);
+	st->epoll_waits = ld_rlx(&os_counts[OSC_EPOLL_WAIT]);
+	st->eventfd_writes = ld_rlx(&os_counts[OSC_EVENTFD]);
+	st->signals = ld_rlx(&os_counts[OSC_SIGNAL]);
+	st->sigmasks = ld_rlx(&os_counts[OSC_SIGMASK]);
 }
 
 void debug_schedtrace(bool detail)

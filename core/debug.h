@@ -29,7 +29,15 @@ struct rt_stats {
 	uint64_t preemptions;		/* Gs preempted asynchronously */
 	uint64_t door_preemptions;	/* Gs that yielded at a door when asked */
 	uint64_t handoffs;		/* Ps handed to another M because a G blocked */
+	uint64_t spin_handoffs;		/* Gs readied onto a spinning M */
 	uint64_t waits[WAIT_NREASON];	/* parks by reason */
+	/* libgmp's own kernel work (os.h's counts) */
+	uint64_t tp_writes;		/* thread-pointer writes, all of them */
+	bool tp_wrfsbase;		/* ... made with WRFSBASE, not arch_prctl */
+	int64_t tp_write_ns;		/* one write's cost, measured at start */
+	bool affinity;			/* readied Gs go to the M with their TCB */
+	uint64_t futex_waits, futex_wakes, epoll_waits, eventfd_writes;
+	uint64_t signals, sigmasks;
 	int gomaxprocs;
 };
 void debug_stats(struct rt_stats *st);

@@ -82,7 +82,8 @@ void m_wear_own_tls(struct m *mp)
 {
 	if (mp->own_tp && mp->fs != mp->own_tp) {
 		arch_set_fs(mp->own_tp);
-		mp->fs = mp->own_tp;
+		__atomic_store_n(&mp->fs, mp->own_tp, __ATOMIC_RELAXED);
+		mp->ntpw++;
 	}
 }
 

@@ -90,6 +90,7 @@ static int poller_init(void)
 				st_rel(&pending, 1u);
 				uint64_t one = 1;
 				arch_syscall3(SYS_write, evfd, &one, sizeof one);
+				os_count(OSC_EVENTFD);
 				if (ld_acq(&futex_sleepers))
 					os_futex_wake(&pending, 1);
 			}
@@ -497,6 +498,7 @@ void netpoll_break(void)
 	if (ep >= 0) {
 		uint64_t one = 1;
 		arch_syscall3(SYS_write, evfd, &one, sizeof one);
+		os_count(OSC_EVENTFD);
 	}
 	if (ep < 0 || ld_acq(&futex_sleepers))
 		os_futex_wake(&pending, 1);
@@ -581,6 +583,7 @@ struct g *netpoll(int64_t delay, int *n)
 	}
 	struct epoll_event evs[128];
 	long k;
+	os_count(OSC_EPOLL_WAIT);
 	if (delay == 0) {
 		k = arch_syscall4(SYS_epoll_wait, ep, evs, 128, 0);
 	} else {

@@ -203,8 +203,17 @@ int os_gettid(void)
 	return (int)arch_syscall0(SYS_gettid);
 }
 
+_Atomic uint64_t os_counts[OSC_N];
+
+void os_set_fs(uintptr_t tp)
+{
+	os_count(OSC_TPW);
+	arch_set_fs(tp);
+}
+
 int os_futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t rel_ns)
 {
+	os_count(OSC_FUTEX_WAIT);
 	struct timespec ts, *tsp = NULL;
 	if (rel_ns >= 0) {
 		ts.tv_sec = rel_ns / 1000000000;
@@ -216,6 +225,7 @@ int os_futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t rel_ns)
 
 int os_futex_wake(_Atomic uint32_t *addr, int n)
 {
+	os_count(OSC_FUTEX_WAKE);
 	return (int)arch_syscall3(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n);
 }
 

@@ -8,6 +8,7 @@
 #define GMP_CORE_OS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -32,6 +33,25 @@ int os_gettid(void);
  * rel_ns < 0 means no timeout. */
 int os_futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t rel_ns);
 int os_futex_wake(_Atomic uint32_t *addr, int n);
+
+/* libgmp's own system calls, counted for gmprun --stats (relaxed: a
+ * count, not a synchronization). Thread-pointer writes made while
+ * switching Gs are counted per M (struct m's ntpw); OSC_TPW counts the
+ * others (os_set_fs). */
+enum os_count {
+	OSC_TPW,		/* thread-pointer writes outside the switch */
+	OSC_FUTEX_WAIT,		/* futex sleeps: idle Ms, runtime locks, non-G waiters */
+	OSC_FUTEX_WAKE,		/* futex wake-ups of those */
+	OSC_EPOLL_WAIT,		/* epoll_wait calls of the netpoller */
+	OSC_EVENTFD,		/* writes to the netpoller's wake-up eventfd */
+	OSC_SIGNAL,		/* signals sent to Ms (preemption, routing) */
+	OSC_SIGMASK,		/* signal-mask changes of Ms (a G's own mask) */
+	OSC_N
+};
+extern _Atomic uint64_t os_counts[OSC_N];
+#define os_count(c) atomic_fetch_add_explicit(&os_counts[(c)], 1, memory_order_relaxed)
+/* Write the thread pointer outside a switch (counted). */
+void os_set_fs(uintptr_t tp);
 
 /* CPUs the process may use: affinity mask, capped by the cgroup v2/v1 CPU
  * quota (rounded up). At least 1. */

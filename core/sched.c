@@ -10,6 +10,7 @@
  * TLS-free (see sched.h).
  */
 #include "core/sched_impl.h"
+#include "core/config.h"
 #include "core/netpoll.h"
 #include "core/proc.h"
 #include "core/sigq.h"
@@ -148,11 +149,22 @@ int64_t sched_timesleepuntil(void)
 
 /* --- finding work -------------------------------------------------------- */
 
+/* Stop counting mp as spinning; false when someone did already (a
+ * readier that handed it a G: handoff_spinning). */
+static bool unspin(struct m *mp)
+{
+	bool t = true;
+	if (!__atomic_compare_exchange_n(&mp->spinning, &t, false, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return false;
+	int32_t n = xadd(&sched.nmspinning, -1);
+	rt_assert(n > 0, "unspin: negative nmspinning");
+	return true;
+}
+
 static void reset_spinning(struct m *mp)
 {
-	mp->spinning = false;
-	int32_t n = xadd(&sched.nmspinning, -1);
-	rt_assert(n > 0, "reset_spinning: negative nmspinning");
+	unspin(mp);
 	/* We were the spinning M and found work: maybe there is more. */
 	sched_wakep();
 }
@@ -366,13 +378,87 @@ static struct g *find_steal(struct m *mp, int64_t now, bool *inherit, int64_t *p
 	    2 * ld_rlx(&sched.nmspinning) >= sched.gomaxprocs - ld_rlx(&sched.npidle))
 		return NULL;
 	if (!mp->spinning) {
-		mp->spinning = true;
 		xadd(&sched.nmspinning, 1);
+		__atomic_store_n(&mp->spinning, true, __ATOMIC_RELEASE);
 	}
 	struct g *gp = steal_work(mp, now, inherit, again, pollUntil);
 	if (gp)
 		trace_ev(mp, TR_STEAL, gp, 1);
 	return gp;
+}
+
+/* Is there work an M holding pp should look for again: its own queue,
+ * the global one (real-time Gs included), a due timer of its own, Gs in
+ * another P's ring? (Not another P's runnext alone: its M runs that G
+ * next, or, where a thread-pointer write is saved, hands it here.) */
+static bool spin_sees_work(struct p *pp, int64_t now)
+{
+	if (!runq_empty(pp) || ld_rlx(&sched.runqsize) != 0 || ld_rlx(&sched.nrtq) != 0)
+		return true;
+	int64_t w = ld_rlx(&pp->timers.minwhen);
+	if (w && w <= now)
+		return true;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *p2 = sched.allp[i];
+		if (p2 != pp && runq_ring_len(p2) != 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The M looks for work holding its P and accepts Gs handed to it
+ * (spinwait, from the top of find_runnable until it returns or drops
+ * its P). take_handoff ends that: spinwait cleared, then handoff read,
+ * as put_runnable stores handoff, then reads spinwait (Dekker), so a G
+ * put there is always found. A handed G runs first (its thread pointer
+ * is this M's); gp, found meanwhile, goes to the P's queue.
+ */
+static struct g *take_handoff(struct m *mp, struct g *gp, bool *inherit)
+{
+	atomic_store_explicit(&mp->spinwait, false, memory_order_seq_cst);
+	struct g *h = ld_rlx(&mp->handoff) ? xchg(&mp->handoff, (struct g *)NULL) : NULL;
+	if (!h)
+		return gp;
+	if (gp)
+		runq_put(mp->p, gp, false);
+	xadd_rlx(&sched.nspin_handoff, 1);
+	*inherit = false;
+	return h;
+}
+
+/*
+ * A spinning M that found nothing keeps its P until *until (set at the
+ * first call of a find_runnable, sched.spin_ns after it), watching the
+ * queues and its handoff. Returns a G handed to it; NULL with *again set
+ * when work showed up elsewhere (look again from the top), NULL without
+ * when the time is up.
+ */
+static struct g *spin_wait(struct m *mp, struct p *pp, int64_t *until, bool *inherit,
+			   bool *again)
+{
+	int64_t now = rt_nanotime();
+	*again = false;
+	if (*until == 0)
+		*until = now + sched.spin_ns;
+	for (uint32_t i = 1; now < *until; i++) {
+		if (ld_rlx(&mp->handoff))
+			return take_handoff(mp, NULL, inherit);
+		if ((i & 15) == 0) {
+			now = rt_nanotime();
+			if (spin_sees_work(pp, now)) {
+				*again = true;
+				return NULL;
+			}
+			/* the network, a few times as long apart, unless an M
+			 * blocks in the poller (it sees the same events) */
+			struct g *gp = (i & 127) == 0 ? find_netpoll(mp, pp, now, inherit) : NULL;
+			if (gp)
+				return take_handoff(mp, gp, inherit);
+		}
+		arch_cpu_relax();
+	}
+	return NULL;
 }
 
 /* Nothing found: a last look at the global queue under its lock, else
@@ -401,9 +487,7 @@ static struct g *drop_p(struct m *mp, struct p *pp, bool *inherit)
  */
 static bool unspin_and_recheck(struct m *mp)
 {
-	mp->spinning = false;
-	int32_t n = xadd(&sched.nmspinning, -1);
-	rt_assert(n > 0, "find_runnable: negative nmspinning");
+	unspin(mp);	/* unless a readier that handed it a G did */
 	fence_seq();
 	if (!check_runqs_nop())
 		return false;
@@ -485,8 +569,11 @@ static bool block_in_netpoll(struct m *mp, int64_t pollUntil, bool wasSpinning, 
  */
 static struct g *find_runnable(struct m *mp, bool *inherit)
 {
+	int64_t spin_until = 0;
+	bool spun = false;
 	for (;;) {
 		struct p *pp = mp->p;
+		st_rel(&mp->spinwait, true);
 		sigq_poll(pp);
 		int64_t now = rt_nanotime();
 		int64_t pollUntil = timers_run(pp, pp, now);
@@ -501,17 +588,31 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 		if (!gp)
 			gp = find_netpoll(mp, pp, now, inherit);
 		if (gp)
-			return gp;
+			return take_handoff(mp, gp, inherit);
 		bool again;
 		gp = find_steal(mp, now, inherit, &pollUntil, &again);
+		spun |= mp->spinning;
 		if (gp)
-			return gp;
+			return take_handoff(mp, gp, inherit);
 		if (again)
 			continue;
+		if (mp->spinning && sched.spin_ns > 0) {
+			gp = spin_wait(mp, pp, &spin_until, inherit, &again);
+			if (gp)
+				return gp;
+			if (again)
+				continue;
+		}
+		gp = take_handoff(mp, NULL, inherit);
+		if (gp)
+			return gp;
 		gp = drop_p(mp, pp, inherit);
 		if (gp)
 			return gp;
-		bool wasSpinning = mp->spinning;
+		/* a readier that handed this M a G may have stopped counting
+		 * it as spinning meanwhile: it spun all the same */
+		bool wasSpinning = mp->spinning || spun;
+		spun = false;
 		if (wasSpinning && unspin_and_recheck(mp))
 			continue;
 		if (block_in_netpoll(mp, pollUntil, wasSpinning, inherit, &gp)) {
@@ -531,6 +632,7 @@ static void set_kmask(struct m *mp, uint64_t mask)
 	uint64_t km = mask & ~sigq_bit(SCHED_SIG);
 	if (km != mp->kmask) {
 		arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &km, NULL, 8);
+		os_count(OSC_SIGMASK);
 		mp->kmask = km;
 	}
 }
@@ -570,10 +672,12 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 		st_rlx(&pp->preempt_req, false);
 	set_kmask(mp, ld_rlx(&gp->sigmask));
 	uintptr_t fs = gp->tcb;
-	if (fs == mp->fs)
+	if (fs == mp->fs) {
 		fs = 0;		/* already loaded: skip the expensive write */
-	else
-		mp->fs = fs;
+	} else {
+		__atomic_store_n(&mp->fs, fs, __ATOMIC_RELAXED);	/* read by readiers */
+		mp->ntpw++;
+	}
 	gmp_ctx_gogo(&gp->ctx, fs);
 }
 
@@ -696,10 +800,65 @@ static inline void count_ia(struct g *gp)
 
 /* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
  * global queue's real-time part) and wake an M. */
+/* Put gp in lm's handoff when lm looks for work (spinwait). */
+static bool handoff_to(struct m *lm, struct g *gp)
+{
+	if (!ld_rlx(&lm->spinwait) || ld_rlx(&lm->handoff))
+		return false;
+	if (!cas_val(&lm->handoff, (struct g *)NULL, gp))
+		return false;
+	fence_seq();
+	if (ld_rlx(&lm->spinwait))
+		return true;	/* it looks at handoff before it stops */
+	/* it stopped looking: take gp back, unless it took it already */
+	return !cas_val(&lm->handoff, gp, (struct g *)NULL);
+}
+
+/*
+ * A G readied on pp goes to an M that looks for work holding a P, where
+ * it runs at once: the M that last ran it, when that M's thread pointer
+ * is still gp's (no thread-pointer write at all); else, when gp would
+ * need a write on pp's M as well (it ran there last, and another G runs
+ * there now), a spinning M, where it then stays: the next time it is
+ * readied that M may well be looking for work with gp's thread pointer.
+ * Returns true when an M has it.
+ */
+static bool handoff_spinning(struct g *gp, struct p *pp)
+{
+	if (!sched.affinity || gp->lockedm)
+		return false;
+	struct m *me = pp->m, *lm = gp->lastm;
+	if (lm && lm != me) {
+		if (__atomic_load_n(&lm->fs, __ATOMIC_RELAXED) != gp->tcb)
+			return false;
+		if (!handoff_to(lm, gp))
+			return false;
+		unspin(lm);
+		return true;
+	}
+	if (lm != me || ld_rlx(&sched.nmspinning) == 0)
+		return false;
+	int n = sched.gomaxprocs;
+	uint32_t start = m_rand(me) % (uint32_t)n;
+	for (int i = 0; i < n; i++) {
+		struct p *p2 = sched.allp[(start + (uint32_t)i) % (uint32_t)n];
+		struct m *m2 = p2 == pp ? NULL : p2->m;
+		if (m2 && __atomic_load_n(&m2->spinning, __ATOMIC_RELAXED) && handoff_to(m2, gp)) {
+			/* it runs gp now: no longer a spinning M, so that the
+			 * M that runs us may spin when we park */
+			unspin(m2);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
 	count_ia(gp);
 	bool rt = g_rt_runnable(gp);
+	if (pp && likely(!rt) && handoff_spinning(gp, pp))
+		return;
 	if (pp && likely(!rt)) {
 		runq_put(pp, gp, next);
 		sched_wakep();
@@ -987,12 +1146,49 @@ static void *alloc_g0_stack(void)
 	return (void *)(((uintptr_t)s + G0_STACK_SIZE + guard - 64) & ~(uintptr_t)15);
 }
 
+/* Where a thread-pointer write costs this much or more, a G readied
+ * while the M that holds its thread pointer looks for work goes there
+ * (GMPDEBUG=affinity=auto): a hand-over between CPUs costs about a
+ * microsecond on the machines measured. */
+#define AFFINITY_TPW_NS 1000
+
+/* The cost of one thread-pointer write: the median of 5 rounds of 8
+ * (rewriting the one loaded now). 0 where it is an instruction. */
+static int64_t measure_tp_write(void)
+{
+	if (gmp_arch_wrfsbase)
+		return 0;
+	uintptr_t tp = arch_tp();
+	int64_t r[5];
+	for (int k = 0; k < 5; k++) {
+		int64_t t0 = rt_nanotime();
+		for (int i = 0; i < 8; i++)
+			arch_set_fs(tp);
+		r[k] = (rt_nanotime() - t0) / 8;
+	}
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+			int64_t t = r[j];
+			r[j] = r[j - 1];
+			r[j - 1] = t;
+		}
+	return r[2];
+}
+
 void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 {
 	syscall_init();
 	preempt_init();
 	sched_pid = (int)arch_syscall0(SYS_getpid);
 	sched.gomaxprocs = nprocs;
+	sched.tpw_ns = measure_tp_write();
+	sched.affinity = rt_cfg.affinity == 1 ||
+			 (rt_cfg.affinity == -1 && sched.tpw_ns >= AFFINITY_TPW_NS);
+	/* spinning pays where it keeps Gs on the M that holds their thread
+	 * pointer; elsewhere (measured on echo and pipe round trips) the
+	 * CPU it takes from other threads costs more than it saves */
+	sched.spin_ns = rt_cfg.spin_ns >= 0 ? rt_cfg.spin_ns
+					     : sched.affinity ? GMP_SPIN_US * 1000 : 0;
 	sched.start_ns = rt_nanotime();
 	st_rlx(&sched.lastpoll, sched.start_ns);
 	sched.allp = rt_mmap((size_t)nprocs * sizeof(struct p *), PROT_READ | PROT_WRITE,

@@ -130,10 +130,18 @@ struct m {
 	 * read by the M after note_sleep. */
 	struct p *nextp;
 	bool spinning;			/* looking for work; owner, or set before wake */
+	/* The M spins on its P waiting for work (spin_wait in sched.c) and
+	 * looks at handoff before it stops: a G made runnable whose thread
+	 * pointer this M still holds may be put there (put_runnable), to run
+	 * without a thread-pointer write. Owner sets and clears spinwait;
+	 * handoff is claimed with a CAS by the readier, taken with xchg. */
+	_Atomic bool spinwait;
+	_Atomic(struct g *) handoff;
 	struct note park;		/* sleeps here when idle */
 	struct m *schedlink;		/* idle M list; under sched.lock */
 	struct m *alllink;		/* all Ms; append-only */
 	uintptr_t fs;			/* thread pointer loaded now; owner only */
+	uint64_t ntpw;			/* thread-pointer writes; owner only */
 	/* The M's own TCB (its OS thread's, or one made for M0), worn while
 	 * the M sleeps so that a signal landing there does not run on the
 	 * TLS of a G that may be running elsewhere. 0: none. */
@@ -237,6 +245,15 @@ struct sched {
 	_Atomic uint64_t npreempt;	/* Gs preempted asynchronously */
 	_Atomic uint64_t npreempt_door;	/* Gs that yielded at a door when asked */
 	_Atomic uint64_t nhandoff;	/* Ps handed to another M (a G blocked) */
+	_Atomic uint64_t nspin_handoff;	/* Gs readied onto a spinning M that held their TCB */
+	/* How long an M out of work spins on its P before it sleeps (ns);
+	 * set at start. */
+	int64_t spin_ns;
+	/* What one thread-pointer write costs here (ns, measured at start;
+	 * 0 with WRFSBASE), and whether a readied G goes to the M that still
+	 * holds its thread pointer (handoff_spinning); set at start. */
+	int64_t tpw_ns;
+	bool affinity;
 	int64_t start_ns;
 };
 

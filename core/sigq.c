@@ -9,6 +9,7 @@
  * which takes scheduler locks (never from a handler).
  */
 #include "core/sigq.h"
+#include "core/os.h"
 #include "core/netpoll.h"
 #include "core/sched.h"
 
@@ -182,6 +183,7 @@ static void kick(struct g *gp, int sig, struct p *pp)
 		nudge.si_code = SIGQ_NUDGE;
 		long pid = arch_syscall0(SYS_getpid);
 		arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, sig, &nudge);
+		os_count(OSC_SIGNAL);
 	}
 	/* runnable, or waiting where signals do not interrupt: it looks
 	 * when it next passes through libgmp */

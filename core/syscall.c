@@ -177,6 +177,7 @@ bool sched_sig_send(int tid, int code)
 	info.si_signo = SCHED_SIG;
 	info.si_code = code;
 	long pid = arch_syscall0(SYS_getpid);
+	os_count(OSC_SIGNAL);
 	return arch_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, SCHED_SIG, &info) == 0;
 }
 

@@ -422,9 +422,9 @@ uintptr_t tls_new_m_tcb(int tid)
 	rseq_unregistered(tp);
 	/* what start_thread would have done on it */
 	W(tp, resp_off) = tp + PD_RES;
-	arch_set_fs(tp);
+	os_set_fs(tp);
 	ctype_init();
-	arch_set_fs(me);
+	os_set_fs(me);
 	return tp;
 }
 
@@ -496,10 +496,10 @@ void tls_probe_malloc(void)
 	uintptr_t before[512];
 	memcpy(before, blk, nw * sizeof(uintptr_t));
 
-	arch_set_fs(tp);
+	os_set_fs(tp);
 	void *volatile x = malloc(32);
 	free(x);
-	arch_set_fs(me);
+	os_set_fs(me);
 
 	long found[3];
 	int nf = 0;

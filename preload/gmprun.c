@@ -174,6 +174,7 @@ static const struct {
 	{"gomaxprocs", "processors"},
 	{"syscalls", "blocking syscalls"},
 	{"handoffs", "hand-offs"},
+	{"spin_handoffs", "handed to spinners"},
 	{"retakes", "Ps retaken"},
 	{"blocked", "Ms found blocked"},
 	{"preemptions", "preemptions"},
@@ -183,12 +184,39 @@ static const struct {
 	{"sysmon_timers", "sysmon timer kicks"},
 };
 
+/* libgmp's own kernel work, in total and per context switch. */
+static const struct {
+	const char *key, *label;
+} costs[] = {
+	{"tp_writes", "thread-ptr writes"},
+	{"futex_waits", "futex sleeps"},
+	{"futex_wakes", "futex wake-ups"},
+	{"epoll_waits", "epoll_wait calls"},
+	{"eventfd_writes", "eventfd writes"},
+	{"signals_sent", "signals sent"},
+	{"sigmask_changes", "sigmask changes"},
+};
+
 static void print_text(const struct stats *st)
 {
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
 		char l[32];
 		snprintf(l, sizeof l, "%s:", labels[i].label);
 		fprintf(stderr, "gmprun: %-20s%llu\n", l, stat_of(st, labels[i].key));
+	}
+	unsigned long long sw = stat_of(st, "context_switches");
+	for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+		char l[32];
+		unsigned long long v = stat_of(st, costs[i].key);
+		snprintf(l, sizeof l, "%s:", costs[i].label);
+		fprintf(stderr, "gmprun: %-20s%llu (%.3f per switch)", l, v,
+			sw ? (double)v / (double)sw : 0.0);
+		if (i == 0 && stat_of(st, "tp_wrfsbase"))
+			fprintf(stderr, ", with WRFSBASE");
+		else if (i == 0)
+			fprintf(stderr, ", with arch_prctl (%llu ns each)",
+				stat_of(st, "tp_write_ns"));
+		fprintf(stderr, "\n");
 	}
 	fprintf(stderr, "gmprun: %-20s", "waits:");
 	int any = 0;

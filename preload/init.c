@@ -40,8 +40,8 @@ static bool go_passthrough(const char *why)
 static bool runtime_init(void)
 {
 	os_init();
-	arch_fsbase_init();
 	config_init();
+	arch_fsbase_init(!rt_cfg.fsbase_syscall);
 	if (os_gettid() != getpid())
 		return go_passthrough("libgmp was first entered on a thread other than the initial one");
 	char why[160];

@@ -69,7 +69,9 @@ __attribute__((destructor)) static void stats_at_exit(void)
 	dprintf(fd, "pid=%d threads_created=%llu peak_threads=%lld peak_os_threads=%d "
 		    "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
 		    "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu "
-		    "preemptions=%llu door_preemptions=%llu handoffs=%llu%s\n",
+		    "preemptions=%llu door_preemptions=%llu handoffs=%llu "
+		    "spin_handoffs=%llu tp_writes=%llu tp_wrfsbase=%d tp_write_ns=%lld affinity=%d futex_waits=%llu futex_wakes=%llu "
+		    "epoll_waits=%llu eventfd_writes=%llu signals_sent=%llu sigmask_changes=%llu%s\n",
 		(int)getpid(), (unsigned long long)st.threads_created,
 		(long long)st.peak_live, st.os_threads, (unsigned long long)st.switches,
 		(unsigned long long)st.steals, st.gomaxprocs, (unsigned long long)st.syscalls,
@@ -77,6 +79,12 @@ __attribute__((destructor)) static void stats_at_exit(void)
 		(unsigned long long)st.netpoll_wakeups, (unsigned long long)st.sysmon_polls,
 		(unsigned long long)st.sysmon_timers, (unsigned long long)st.preemptions,
 		(unsigned long long)st.door_preemptions,
-		(unsigned long long)st.handoffs, waits);
+		(unsigned long long)st.handoffs, (unsigned long long)st.spin_handoffs,
+		(unsigned long long)st.tp_writes,
+		(int)st.tp_wrfsbase, (long long)st.tp_write_ns, (int)st.affinity,
+		(unsigned long long)st.futex_waits,
+		(unsigned long long)st.futex_wakes, (unsigned long long)st.epoll_waits,
+		(unsigned long long)st.eventfd_writes, (unsigned long long)st.signals,
+		(unsigned long long)st.sigmasks, waits);
 	close(fd);
 }

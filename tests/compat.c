@@ -11,6 +11,7 @@
 #include <gnu/libc-version.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -369,14 +370,19 @@ Test(compat, glibc_layout_found_matches_table, .timeout = 60)
 
 /* --- gmprun ---------------------------------------------------------------- */
 
-static struct run gmprun(const char *const args[], int timeout)
+static struct run gmprun_env(const char *const args[], const char *const env[], int timeout)
 {
 	static char exe[4096];
 	const char *argv[16] = {exe};
 	snprintf(exe, sizeof exe, "%s", build_path("gmprun"));
 	for (int i = 0; args[i]; i++)
 		argv[i + 1] = args[i];
-	return run_prog(argv, NULL, timeout, false);
+	return run_prog(argv, env, timeout, false);
+}
+
+static struct run gmprun(const char *const args[], int timeout)
+{
+	return gmprun_env(args, NULL, timeout);
 }
 
 Test(compat, gmprun_stats, .timeout = 60)
@@ -417,6 +423,71 @@ Test(compat, gmprun_stats, .timeout = 60)
 	cr_assert(strstr(r.err, "\"handoffs\": "), "%s", r.err);
 	cr_assert(strstr(r.err, "\"waits\": {\"sleep\": "), "%s", r.err);
 	cr_assert(strstr(r.err, "\"mutex\": "), "%s", r.err);
+	run_free(&r);
+}
+
+/* The kernel work libgmp adds: thread-pointer writes (by the path that
+ * made them), futex calls, epoll, eventfd, signals, per switch. */
+static unsigned long long stat_line(const char *err, const char *label)
+{
+	const char *p = strstr(err, label);
+	cr_assert(p, "no \"%s\" in: %s", label, err);
+	return strtoull(p + strlen(label), NULL, 10);
+}
+
+Test(compat, gmprun_stats_kernel_work, .timeout = 60)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("create_join_storm"));
+	bool insn = (getauxval(AT_HWCAP2) & 2) != 0;
+	for (int forced = 0; forced <= 1; forced++) {
+		const char *env[] = {forced ? "GMPDEBUG=fsbase=syscall" : NULL, NULL};
+		struct run r = gmprun_env((const char *[]){"-p", "2", "--stats", "--", prog, "3",
+							   "40", NULL}, env, 50);
+		if (run_code(&r) != 0)
+			run_dump("gmprun --stats", &r);
+		cr_assert_eq(run_code(&r), 0);
+		unsigned long long sw = stat_line(r.err, "gmprun: context switches:   ");
+		unsigned long long tpw = stat_line(r.err, "gmprun: thread-ptr writes:  ");
+		/* every G's first run writes its thread pointer; no switch
+		 * writes it twice (a few more: TCB set-up, idle Ms) */
+		cr_assert(sw >= 120 && tpw >= 120 && tpw <= sw + 2 * 120 + 16,
+			  "switches %llu, writes %llu", sw, tpw);
+		const char *how = insn && !forced ? ", with WRFSBASE\n" : ", with arch_prctl (";
+		cr_assert(strstr(r.err, how), "want \"%s\" in: %s", how, r.err);
+		stat_line(r.err, "gmprun: futex sleeps:       ");
+		stat_line(r.err, "gmprun: futex wake-ups:     ");
+		stat_line(r.err, "gmprun: epoll_wait calls:   ");
+		stat_line(r.err, "gmprun: eventfd writes:     ");
+		stat_line(r.err, "gmprun: signals sent:       ");
+		cr_assert(strstr(r.err, " per switch)"), "%s", r.err);
+		run_free(&r);
+	}
+	struct run r = gmprun((const char *[]){"--stats=json", prog, "1", "5", NULL}, 50);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.err, "\"tp_writes\": "), "%s", r.err);
+	cr_assert(strstr(r.err, insn ? "\"tp_wrfsbase\": 1" : "\"tp_wrfsbase\": 0"), "%s", r.err);
+	cr_assert(strstr(r.err, "\"futex_wakes\": "), "%s", r.err);
+	run_free(&r);
+}
+
+/* With affinity on, threads of a condvar producer/consumer program are
+ * handed to OS threads that look for work holding their thread pointer
+ * (gmprun says how many), and the program's output is NPTL's. */
+Test(compat, gmprun_stats_affinity_handoffs, .timeout = 60)
+{
+	char prog[4096];
+	snprintf(prog, sizeof prog, "%s", prog_path("sync_queue"));
+	const char *env[] = {"GMPDEBUG=fsbase=syscall,affinity=on,spin=200", NULL};
+	struct run r = gmprun_env((const char *[]){"-p", "2", "--stats", "--", prog, "cond", NULL},
+				  env, 50);
+	if (run_code(&r) != 0)
+		run_dump("gmprun --stats sync_queue", &r);
+	cr_assert_eq(run_code(&r), 0);
+	cr_assert(strstr(r.out, "PASS"), "%s", r.out);
+	unsigned long long sw = stat_line(r.err, "gmprun: context switches:   ");
+	unsigned long long h = stat_line(r.err, "gmprun: handed to spinners: ");
+	cr_assert(h > 0 && h <= sw, "hand-offs %llu of %llu switches", h, sw);
 	run_free(&r);
 }
 

@@ -477,3 +477,33 @@ Test(tls, abort_in_a_thread_ends_process_with_sigabrt, .timeout = 60)
 	expect_sigabrt(2);
 	expect_sigabrt(1);
 }
+
+/* ---- threads handed to the OS thread that holds their thread pointer ----
+ * Where a thread-pointer write is a system call, a thread made runnable
+ * goes to the OS thread that still holds its TCB, if that one is looking
+ * for work, and runs there without the write (GMPDEBUG=affinity, on
+ * here whatever this machine's write costs; spin keeps OS threads looking
+ * long enough for it to happen). errno, __thread and malloc's per-thread
+ * state must still be each thread's own. */
+static const char *const affinity_env = "GMPDEBUG=fsbase=syscall,affinity=on,spin=200";
+
+Test(tls, errno_with_affinity_handoffs, .timeout = 60)
+{
+	extra_env = affinity_env;
+	expect_pass_same_as_nptl("tls_errno", NULL);
+	extra_env = NULL;
+}
+
+Test(tls, thread_vars_with_affinity_handoffs, .timeout = 60)
+{
+	extra_env = affinity_env;
+	expect_pass_same_as_nptl("tls_thread_vars", NULL);
+	extra_env = NULL;
+}
+
+Test(tls, malloc_storm_with_affinity_handoffs, .timeout = 60)
+{
+	extra_env = affinity_env;
+	expect_pass_same_as_nptl("tls_malloc_storm", NULL);
+	extra_env = NULL;
+}

@@ -38,9 +38,12 @@ void gmp_ctx_swap(struct gmp_ctx *save, struct gmp_ctx *load, uintptr_t fs);
  * stack_top with the caller's current MXCSR and x87 control word (a new
  * kernel thread inherits them from its creator too). fn must not return. */
 void gmp_ctx_init(struct gmp_ctx *c, void *stack_top, void (*fn)(void *), void *arg);
-/* Choose WRFSBASE or arch_prctl for thread-pointer writes (once, at start).
+/* Choose WRFSBASE or arch_prctl for thread-pointer writes (once, at start;
+ * allow false: arch_prctl even where the instruction is allowed).
  * Returns true when WRFSBASE is used. */
-bool arch_fsbase_init(void);
+bool arch_fsbase_init(bool allow);
+/* What arch_fsbase_init chose: non-zero for WRFSBASE. */
+extern unsigned char gmp_arch_wrfsbase;
 /* Write the thread pointer outside a context switch. */
 void arch_set_fs(uintptr_t tp);
 

@@ -45,9 +45,9 @@ void gmp_ctx_init(struct gmp_ctx *c, void *stack_top, void (*fn)(void *), void *
  * kernel then silently restores the old base at the next context switch:
  * never probe by executing it.
  */
-bool arch_fsbase_init(void)
+bool arch_fsbase_init(bool allow)
 {
-	gmp_arch_wrfsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
+	gmp_arch_wrfsbase = allow && (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
 	return gmp_arch_wrfsbase;
 }
 

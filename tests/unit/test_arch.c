@@ -192,7 +192,7 @@ static void tp_entry(void *arg)
 
 Test(arch, thread_pointer_switch)
 {
-	arch_fsbase_init();
+	arch_fsbase_init(true);
 	uintptr_t mine = arch_tp();
 	/* a fake TCB whose first word is its own address */
 	static uintptr_t fake[64] __attribute__((aligned(64)));

@@ -81,3 +81,25 @@ Test(config, gmpdebug_keys)
 	cr_assert_eq(rt_cfg.schedtrace_ms, 0);
 	cr_assert(!rt_cfg.scheddetail);
 }
+
+Test(config, gmpdebug_fsbase)
+{
+	char *err = init_with(NULL, "fsbase=syscall");
+	cr_assert_str_empty(err);
+	cr_assert(rt_cfg.fsbase_syscall);
+	err = init_with(NULL, "fsbase=auto");
+	cr_assert_str_empty(err);
+	cr_assert(!rt_cfg.fsbase_syscall);
+	err = init_with(NULL, "spin=20,affinity=on");
+	cr_assert_str_empty(err);
+	cr_assert_eq(rt_cfg.spin_ns, 20000);
+	cr_assert_eq(rt_cfg.affinity, 1);
+	err = init_with(NULL, "spin=2000,affinity=maybe");
+	cr_assert(strstr(err, "spin=\"2000\": expected auto or microseconds (0..1000)"), "%s", err);
+	cr_assert(strstr(err, "affinity=\"maybe\": expected auto, on or off"), "%s", err);
+	cr_assert_eq(rt_cfg.spin_ns, -1);
+	cr_assert_eq(rt_cfg.affinity, -1);
+	err = init_with(NULL, "fsbase=never");
+	cr_assert(strstr(err, "fsbase=\"never\": expected auto or syscall; using auto"), "%s", err);
+	cr_assert(!rt_cfg.fsbase_syscall);
+}

@@ -19,7 +19,7 @@
 static inline struct g *core_up(int nprocs)
 {
 	os_init();
-	arch_fsbase_init();
+	arch_fsbase_init(true);
 	char why[160];
 	cr_assert(tls_init(why, sizeof why), "glibc layout not found: %s", why);
 	stack_init();
