@@ -107,7 +107,7 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons" \
 	"$top/bench/pipe_pingpong" "$top/bench/echo_server" "$top/bench/echo_load" \
 	"$top/bench/file_compute" "$top/bench/syscall_latency" "$top/bench/cpu_fairness" \
-	"$top/bench/timer_lateness" "$top/bench/start_latency"; do
+	"$top/bench/timer_lateness" "$top/bench/start_latency" "$top/bench/rt_churn"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
@@ -167,7 +167,9 @@ cpu_fairness|8 0.3|30|$reps||2
 timer_lateness@read|read 4 0.3|30|$reps
 timer_lateness@kill|kill 4 0.3|30|$reps
 start_latency@1|1 256 2000|30|$reps
-start_latency@4|4 256 2000|30|$reps"
+start_latency@4|4 256 2000|30|$reps
+rt_churn@1|1 2 2000|30|$reps
+rt_churn@4|4 2 2000|30|$reps"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
@@ -187,7 +189,9 @@ cpu_fairness|8 2|60|$reps||2
 timer_lateness@read|read 4 2|60|$reps
 timer_lateness@kill|kill 4 2|60|$reps
 start_latency@1|1 1024 20000|60|$reps
-start_latency@4|4 1024 20000|90|$reps"
+start_latency@4|4 1024 20000|90|$reps
+rt_churn@1|1 2 50000|60|$reps
+rt_churn@4|4 2 50000|90|$reps"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -483,6 +487,15 @@ END {
 		measure(w, lbl, "pthread_create to first instruction, p99 µs", "p99_us", "%.1f", 1, "time")
 		measure(w, lbl, "threads started per second, thousands", "threads_per_sec", "%.1f", 1e3, "rate")
 	}
+	for (x = 1; x <= 2; x++) {
+		w = x == 1 ? "rt_churn@1" : "rt_churn@4"
+		if (!order[w]) continue
+		lbl = "rt_churn (" size(w, "procs") " process" (x == 1 ? "" : "es") " at once, " \
+			size(w, "threads") " threads each: SCHED_FIFO, lock a priority-inheritance mutex, SCHED_OTHER)"
+		measure(w, lbl, "loops per second, thousands", "loops_per_sec", "%.1f", 1e3, "rate")
+		measure(w, lbl, "one loop, median µs", "median_us", "%.2f", 1, "time")
+		measure(w, lbl, "one loop, p99 µs", "p99_us", "%.2f", 1, "time")
+	}
 	print ""
 	nf = 0
 	for (i = 1; i <= nw; i++) for (x = 1; x <= 2; x++) {
@@ -667,6 +680,8 @@ function kernel_work(    i, w, n, d, unit, path, k, ks, nk, line) {
 	for (i = 1; i <= nw; i++) {
 		w = ws[i]
 		if (!has(w, "libgmp", "rt_context_switches")) continue
+		# its threads run in child processes, whose counts are not these
+		if (w ~ /^rt_churn/) continue
 		n = op_count(w); unit = op_name(w)
 		sw = median(w, "libgmp", "rt_context_switches")
 		if (n == "" || n <= 0) { n = sw; unit = "switch" }

@@ -146,6 +146,11 @@ run timer_lateness mode=kill kill 4 0.2
 # New threads made faster than they end: each records how long it waited.
 run start_latency creators=2 2 64 500
 
+# Threads that move to SCHED_FIFO and back around each lock, in two
+# processes (each its own libgmp); without the right to use SCHED_FIFO
+# it says skipped=EPERM, which passes too.
+run rt_churn procs=2 2 2 200
+
 # What loading libgmp adds to a program's start (it spawns /bin/true).
 run startup lib=plain -n 10 "$top/.libs/libgmp.so"
 rm -f "$out"

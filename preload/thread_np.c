@@ -266,15 +266,33 @@ bool gmp_rt_permitted(int prio)
 	return prio <= rlimit_cur(RLIMIT_RTPRIO) || cap_sys_nice();
 }
 
+/* sched_get_priority_min or _max of a policy (-1: not one), each a
+ * system call asked once: the kernel's answers never change. */
+static int prio_bound(int pol, bool max)
+{
+	static _Atomic int cache[8][2];	/* the bound + 2; 0: not asked yet */
+	if (pol < 0 || pol >= 8)
+		return max ? sched_get_priority_max(pol) : sched_get_priority_min(pol);
+	int v = ld_rlx(&cache[pol][max]);
+	if (v == 0) {
+		v = (max ? sched_get_priority_max(pol) : sched_get_priority_min(pol)) + 2;
+		st_rlx(&cache[pol][max], v);
+	}
+	return v - 2;
+}
+
 static int set_sched(struct g *gp, int policy, int prio)
 {
 	int pol = policy & ~SCHED_RESET_ON_FORK;
-	int lo = sched_get_priority_min(pol);
-	int hi = sched_get_priority_max(pol);
+	int lo = prio_bound(pol, false);
+	int hi = prio_bound(pol, true);
 	if (lo < 0 || hi < 0 || prio < lo || prio > hi)
 		return EINVAL;
-	/* real-time: privilege, or within RLIMIT_RTPRIO */
-	if (g_rt_policy(pol) && prio > gp->schedprio && !gmp_rt_permitted(prio))
+	/* real-time: privilege, or within RLIMIT_RTPRIO (the kernel checks
+	 * it itself where the thread has an OS thread of its own to ask) */
+	int tid = proc_os_thread(gp);
+	if (!(tid && gp->lockedm) && g_rt_policy(pol) && prio > gp->schedprio &&
+	    !gmp_rt_permitted(prio))
 		return EPERM;
 	int oldpolicy = gp->schedpolicy, oldprio = gp->schedprio;
 	gp->schedpolicy = policy;
@@ -295,7 +313,6 @@ static int set_sched(struct g *gp, int policy, int prio)
 			g_yield();
 		return 0;
 	}
-	int tid = proc_os_thread(gp);
 	if (tid) {
 		struct sched_param sp = {.sched_priority = prio};
 		long r = arch_syscall3(SYS_sched_setscheduler, tid, policy, &sp);

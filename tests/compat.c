@@ -491,6 +491,53 @@ Test(compat, gmprun_stats_affinity_handoffs, .timeout = 60)
 	run_free(&r);
 }
 
+/* A thread that moves to SCHED_FIFO and back around each lock keeps the
+ * OS thread it got the first time and pays one kernel call per change:
+ * no migration between OS threads per change (bench/rt_churn, 2 threads
+ * x 2,000 loops, the statistics of its child process). */
+Test(compat, realtime_changes_keep_their_os_thread, .timeout = 60)
+{
+	char stats[] = "/tmp/gmp-rtchurn-XXXXXX";
+	int fd = mkstemp(stats);
+	cr_assert(fd >= 0);
+	close(fd);
+	char env1[64];
+	snprintf(env1, sizeof env1, "GMP_STATS=%s", stats);
+	const char *argv[] = {build_path("bench/rt_churn"), "1", "2", "2000", NULL};
+	const char *env[] = {env1, "GMPMAXPROCS=2", NULL};
+	struct run r = run_prog(argv, env, 50, true);
+	if (run_code(&r) != 0)
+		run_dump("rt_churn", &r);
+	cr_assert_eq(run_code(&r), 0);
+	if (strstr(r.out, "skipped=EPERM")) {
+		unlink(stats);
+		run_free(&r);
+		cr_skip_test("SCHED_FIFO is not permitted here");
+	}
+	cr_assert(strstr(r.out, "RESULT name=rt_churn "), "%s", r.out);
+	FILE *f = fopen(stats, "r");
+	cr_assert(f);
+	char line[4096];
+	bool seen = false;
+	while (fgets(line, sizeof line, f)) {
+		const char *c = strstr(line, " threads_created=2 ");
+		if (!c)
+			continue;	/* the parent's line */
+		seen = true;
+		long sw = atol(strstr(line, " context_switches=") + 18);
+		long os = atol(strstr(line, " peak_os_threads=") + 17);
+		/* 8,000 changes of policy: a few switches to start, end and
+		 * meet at the gate, none per change; the two threads' OS
+		 * threads beside the runtime's own */
+		cr_assert(sw < 400, "context switches %ld for 8,000 changes: %s", sw, line);
+		cr_assert(os <= 8, "peak OS threads %ld: %s", os, line);
+	}
+	fclose(f);
+	unlink(stats);
+	cr_assert(seen, "no statistics of the child process");
+	run_free(&r);
+}
+
 /* gmprun --stats of a program libgmp passed through says so, rather
  * than that the program did not end through exit. */
 Test(compat, gmprun_stats_under_passthrough, .timeout = 60)
