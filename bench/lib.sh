@@ -19,7 +19,7 @@
 # itself in any case, 30 s after echo_load's timeout)
 make_tmp() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 2
-	trap 'test -s "$tmp/server.pid" && kill "$(cat "$tmp/server.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
+	trap 'test -s "$tmp/server.pid" && kill "$(cat "$tmp/server.pid")" 2>/dev/null; test -s "$tmp/hog.pid" && kill "$(cat "$tmp/hog.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
 }
 
 # An awk function for the reports: sorted_median(a, n), the median of the
@@ -133,6 +133,14 @@ run_echo() {
 	fi
 	spid=$!
 	echo "$spid" >"$tmp/server.pid"
+	# echo_*_hog: a CPU hog beside the server (plain, in every mode),
+	# ended by its pid with the server
+	local hog=
+	case $w in *_hog)
+		timeout $((to + 30)) yes >/dev/null &
+		hog=$!
+		echo "$hog" >"$tmp/hog.pid" ;;
+	esac
 	# "port N pid P" within 10 s; P is $spid (gmprun execs the program) or,
 	# should a wrapper fork, its child: nothing else is ended below
 	port= pid=
@@ -177,5 +185,10 @@ run_echo() {
 	fi
 	wait "$spid" 2>/dev/null
 	: >"$tmp/server.pid"
+	if [ -n "$hog" ]; then
+		kill "$hog" 2>/dev/null
+		wait "$hog" 2>/dev/null
+		: >"$tmp/hog.pid"
+	fi
 	return $rc
 }

@@ -43,7 +43,9 @@
 #                    in the same interleaved repetitions, and the report
 #                    gains a section of libgmp against Go
 #
-# The echo workloads (echo_100, echo_2000: 100 and 2,000 connections) start
+# The echo workloads (echo_100, echo_2000: 100 and 2,000 connections;
+# echo_100_hog: 100, with a CPU hog running beside them, `yes` into
+# /dev/null, which shares the CPUs with the server and the load) start
 # bench/echo_server in the background, plainly or through gmprun, read the
 # port and pid it prints, drive it with bench/echo_load, which runs plainly
 # in both cases (only the server differs), then end the server by its pid
@@ -160,6 +162,7 @@ prodcons|50000|30|$reps
 pipe_pingpong|5000|30|$reps
 echo_100|100 0.5 0.3|30|$reps
 echo_2000|2000 0.5 0.3|60|$reps
+echo_100_hog|100 0.5 0.3|30|$reps
 file_compute|16 4 2 30000 8|60|$reps
 syscall_latency|200|30|$reps||1
 syscall_latency@fifo|200 fifo|30|$reps||1
@@ -168,6 +171,7 @@ timer_lateness@read|read 4 0.3|30|$reps
 timer_lateness@kill|kill 4 0.3|30|$reps
 start_latency@1|1 256 2000|30|$reps
 start_latency@4|4 256 2000|30|$reps
+start_latency@4p|1 256 2000 800 4|30|$reps
 rt_churn@1|1 2 2000|30|$reps
 rt_churn@4|4 2 2000|30|$reps"
 else
@@ -182,6 +186,7 @@ prodcons|1000000|60|$reps
 pipe_pingpong|100000|60|$reps
 echo_100|100 3 1|60|$reps
 echo_2000|2000 3 1|90|$reps
+echo_100_hog|100 3 1|60|$reps
 file_compute|64 4 2 300000 32|120|$reps
 syscall_latency|2000|60|$reps||1
 syscall_latency@fifo|2000 fifo|60|$reps||1
@@ -190,6 +195,7 @@ timer_lateness@read|read 4 2|60|$reps
 timer_lateness@kill|kill 4 2|60|$reps
 start_latency@1|1 1024 20000|60|$reps
 start_latency@4|4 1024 20000|90|$reps
+start_latency@4p|1 1024 20000 800 4|90|$reps
 rt_churn@1|1 2 50000|60|$reps
 rt_churn@4|4 2 50000|90|$reps"
 fi
@@ -431,10 +437,11 @@ END {
 	if (order[w])
 		measure(w, w " (" size(w, "n") " round trips x " size(w, "pairs") " pair" (size(w, "pairs") == 1 ? "" : "s") ")",
 			"round trips per second, thousands", "round_trips_per_sec", "%.1f", 1e3, "rate")
-	for (x = 1; x <= 2; x++) {
-		w = x == 1 ? "echo_100" : "echo_2000"
+	for (x = 1; x <= 3; x++) {
+		w = x == 1 ? "echo_100" : x == 2 ? "echo_2000" : "echo_100_hog"
 		if (!order[w]) continue
-		lbl = "echo (" size(w, "conns") " connections, " sprintf("%g", size(w, "seconds")) " s; the server'"'"'s threads and RSS)"
+		lbl = "echo (" size(w, "conns") " connections, " sprintf("%g", size(w, "seconds")) " s" \
+			(x == 3 ? ", a CPU hog beside the server" : "") "; the server'"'"'s threads and RSS)"
 		measure(w, lbl, "requests per second, thousands", "rps", "%.1f", 1e3, "rate")
 		measure(w, lbl, "latency p50, µs", "p50_us", "%.0f", 1, "time")
 		measure(w, lbl, "latency p99, µs", "p99_us", "%.0f", 1, "time")
@@ -478,10 +485,11 @@ END {
 		measure(w, lbl, "wake-up lateness, worst ms", "max_late_ms", "%.3f", 1, "time")
 		measure(w, lbl, "calls per second of the loopers, thousands", "calls_per_sec", "%.0f", 1e3, "rate")
 	}
-	for (x = 1; x <= 2; x++) {
-		w = x == 1 ? "start_latency@1" : "start_latency@4"
+	for (x = 1; x <= 3; x++) {
+		w = x == 1 ? "start_latency@1" : x == 2 ? "start_latency@4" : "start_latency@4p"
 		if (!order[w]) continue
-		lbl = "start_latency (" size(w, "creators") " creator" (x == 1 ? "" : "s") ", each keeping " \
+		lbl = "start_latency (" (x == 3 ? size(w, "processes") " processes at once, each with its own libgmp and " : "") \
+			size(w, "creators") " creator" (x == 2 ? "s" : "") ", each keeping " \
 			size(w, "alive") " threads alive, " size(w, "per_creator") " threads each)"
 		measure(w, lbl, "pthread_create to first instruction, median µs", "median_us", "%.1f", 1, "time")
 		measure(w, lbl, "pthread_create to first instruction, p99 µs", "p99_us", "%.1f", 1, "time")
@@ -680,8 +688,8 @@ function kernel_work(    i, w, n, d, unit, path, k, ks, nk, line) {
 	for (i = 1; i <= nw; i++) {
 		w = ws[i]
 		if (!has(w, "libgmp", "rt_context_switches")) continue
-		# its threads run in child processes, whose counts are not these
-		if (w ~ /^rt_churn/) continue
+		# their threads run in child processes, whose counts are not these
+		if (w ~ /^rt_churn/ || w == "start_latency@4p") continue
 		n = op_count(w); unit = op_name(w)
 		sw = median(w, "libgmp", "rt_context_switches")
 		if (n == "" || n <= 0) { n = sw; unit = "switch" }

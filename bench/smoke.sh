@@ -145,6 +145,7 @@ run timer_lateness mode=kill kill 4 0.2
 
 # New threads made faster than they end: each records how long it waited.
 run start_latency creators=2 2 64 500
+run start_latency processes=2 1 16 200 800 2
 
 # Threads that move to SCHED_FIFO and back around each lock, in two
 # processes (each its own libgmp); without the right to use SCHED_FIFO
