@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -222,6 +223,34 @@ static inline long sampler_stop(struct sampler *s)
 	pthread_join(s->t, NULL);
 	long n = status_field("Threads");
 	return n > s->peak ? n : s->peak;
+}
+
+/*
+ * Starts a copy of this program, as a new process image (so, under
+ * LD_PRELOAD, with a libgmp of its own): `self --child` followed by the n
+ * numbers given, in decimal. Exits with a message when it cannot.
+ */
+static inline pid_t exec_self_child(const char *self, int n, ...)
+{
+	char num[16][24];
+	char *args[20] = {(char *)self, "--child"};
+	va_list ap;
+	va_start(ap, n);
+	for (int i = 0; i < n && i < 16; i++) {
+		snprintf(num[i], sizeof num[i], "%ld", va_arg(ap, long));
+		args[2 + i] = num[i];
+	}
+	va_end(ap);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", program_invocation_short_name, strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	return pid;
 }
 
 /*

@@ -138,24 +138,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pid_t pids[4];
-	for (long p = 0; p < np; p++) {
-		char a[5][32];
-		snprintf(a[0], 32, "%ld", p);
-		snprintf(a[1], 32, "%ld", nt);
-		snprintf(a[2], 32, "%ld", nloops);
-		snprintf(a[3], 32, "%d", shfd);
-		snprintf(a[4], 32, "%d", latfd);
-		pids[p] = fork();
-		if (pids[p] < 0) {
-			perror("rt_churn: fork");
-			return 1;
-		}
-		if (pids[p] == 0) {
-			execl("/proc/self/exe", argv[0], "--child", a[0], a[1], a[2], a[3], a[4],
-			      (char *)NULL);
-			_exit(127);
-		}
-	}
+	for (long p = 0; p < np; p++)
+		pids[p] = exec_self_child(argv[0], 5, p, nt, nloops, (long)shfd, (long)latfd);
 	double deadline = now_sec() + 30;
 	while (atomic_load(&sh->ready) < np && now_sec() < deadline)
 		usleep(1000);

@@ -177,26 +177,9 @@ static double run_processes(char *self, int np, int nc, int k, long n, double *a
 		exit(1);
 	}
 	pid_t pids[16];
-	for (int p = 0; p < np; p++) {
-		char a[8][24];
-		snprintf(a[0], 24, "%d", p);
-		snprintf(a[1], 24, "%d", nc);
-		snprintf(a[2], 24, "%d", k);
-		snprintf(a[3], 24, "%ld", n);
-		snprintf(a[4], 24, "%d", iters);
-		snprintf(a[5], 24, "%d", shfd);
-		snprintf(a[6], 24, "%d", latfd);
-		pids[p] = fork();
-		if (pids[p] < 0) {
-			perror("start_latency: fork");
-			exit(1);
-		}
-		if (pids[p] == 0) {
-			execl("/proc/self/exe", self, "--child", a[0], a[1], a[2], a[3], a[4], a[5], a[6],
-			      (char *)NULL);
-			_exit(127);
-		}
-	}
+	for (int p = 0; p < np; p++)
+		pids[p] = exec_self_child(self, 7, (long)p, (long)nc, (long)k, n, (long)iters,
+					  (long)shfd, (long)latfd);
 	double deadline = now_sec() + 60;
 	while (atomic_load(&sh->ready) < np && now_sec() < deadline)
 		usleep(1000);
