@@ -21,7 +21,10 @@
  * latency in microseconds, the server's peak threads and peak RSS (KiB), and
  * `starved`, the connections that got no reply in the window. It exits
  * with status 1, after its RESULT line, when some did: a server that
- * leaves connections unserved has not carried the load. `replies` counts
+ * leaves connections unserved has not carried the load.
+ * `server_cpu_us_per_req` is the CPU time (user and system, from
+ * /proc/PID/stat, in clock ticks) the server used in the window over the
+ * requests answered there. `replies` counts
  * every reply, warm-up included (what the server's own counts cover).
  *
  * With ECHO_LAT_DIST=FILE set it also writes the distribution there:
@@ -71,6 +74,25 @@ static void die(const char *what)
 }
 
 /* The server's thread count, every 10 ms at most. */
+/* CPU time the server has used (user + system, µs; /proc/PID/stat), or
+ * -1. */
+static char stat_path[64];
+static double server_cpu_us(void)
+{
+	FILE *f = fopen(stat_path, "r");
+	if (!f)
+		return -1;
+	char buf[1024];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');	/* the name may hold spaces */
+	unsigned long ut, st;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void sample(double now)
 {
 	if (now < next_sample)
@@ -126,6 +148,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(status_path, sizeof status_path, "/proc/%ld/status", pid);
+	snprintf(stat_path, sizeof stat_path, "/proc/%ld/stat", pid);
 	peak_threads = status_file_field(status_path, "Threads");
 	if (peak_threads < 0) {
 		fprintf(stderr, "echo_load: no process %ld\n", pid);
@@ -163,7 +186,7 @@ int main(int argc, char **argv)
 	/* warm-up (phase 0), the measured window (1), then done (2) */
 	int phase = 0;
 	long answered = 0; /* connections with at least one reply */
-	double t_warm = now_sec(), t_w0 = 0, t_w1 = 0;
+	double t_warm = now_sec(), t_w0 = 0, t_w1 = 0, cpu0 = -1, cpu1 = -1;
 	long requests = 0, replies = 0;	/* in the window; in all */
 	while (phase < 2) {
 		int n = epoll_wait(ep, ev, 512, 10);
@@ -221,8 +244,10 @@ int main(int argc, char **argv)
 			phase = 1;
 			t_w0 = now;
 			t_w1 = now + secs;
+			cpu0 = server_cpu_us();
 		} else if (phase == 1 && now >= t_w1) {
 			phase = 2;
+			cpu1 = server_cpu_us();
 		}
 	}
 	next_sample = 0;
@@ -242,9 +267,10 @@ int main(int argc, char **argv)
 	}
 	printf("RESULT name=echo conns=%ld seconds=%.3f requests=%ld rps=%.0f p50_us=%.1f p99_us=%.1f "
 	       "p999_us=%.1f peak_threads=%ld rss_kb=%ld starved=%ld warmup_s=%.3f connect_s=%.3f "
-	       "replies=%ld\n",
+	       "replies=%ld server_cpu_us_per_req=%.2f\n",
 	       nc, secs, requests, (double)requests / (t_w1 - t_w0), p50, p99, p999, peak_threads, rss,
-	       starved, t_w0 - t_warm, t_warm - t_connect, replies);
+	       starved, t_w0 - t_warm, t_warm - t_connect, replies,
+	       cpu0 >= 0 && cpu1 >= 0 && requests ? (cpu1 - cpu0) / (double)requests : -1.0);
 	/* the distribution, for a plot: the latency at every 0.1 % */
 	const char *dist = getenv("ECHO_LAT_DIST");
 	if (dist && *dist && nlat) {

@@ -446,6 +446,7 @@ END {
 		measure(w, lbl, "latency p50, µs", "p50_us", "%.0f", 1, "time")
 		measure(w, lbl, "latency p99, µs", "p99_us", "%.0f", 1, "time")
 		measure(w, lbl, "latency p99.9, µs", "p999_us", "%.0f", 1, "time")
+		measure(w, lbl, "server CPU per request, µs", "server_cpu_us_per_req", "%.2f", 1, "time")
 	}
 	w = "file_compute"
 	if (order[w]) {

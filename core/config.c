@@ -132,6 +132,8 @@ static void parse_debug(const char *s)
 					rt_printf(2, "gmp: GMPDEBUG: spin=\"%.*s\": expected auto or "
 						  "microseconds (0..1000); using auto\n", (int)vlen,
 						  eq + 1);
+			} else if (klen == 5 && memcmp(p, "adapt", 5) == 0) {
+				rt_cfg.adapt = parse_flag("adapt", eq + 1, vlen);
 			} else if (klen == 8 && memcmp(p, "affinity", 8) == 0) {
 				if (vlen == 4 && memcmp(eq + 1, "auto", 4) == 0)
 					rt_cfg.affinity = -1;
@@ -153,7 +155,7 @@ static void parse_debug(const char *s)
 			} else {
 				rt_printf(2, "gmp: GMPDEBUG: unknown key \"%.*s\" (known: "
 					  "schedtrace, scheddetail, preempt, deadlock, dump, layout, "
-					  "spin, affinity, fsbase); "
+					  "spin, affinity, adapt, fsbase); "
 					  "ignored\n",
 					  (int)klen, p);
 			}
@@ -175,6 +177,7 @@ void config_init(void)
 	rt_cfg.preempt_ns = 10000000;
 	rt_cfg.spin_ns = -1;
 	rt_cfg.affinity = -1;
+	rt_cfg.adapt = true;
 	rt_cfg.dump_sig = SIGQUIT;
 	if (s) {
 		int v = config_parse_maxprocs(s);

@@ -24,6 +24,8 @@
  *                                     pointer, when that one looks for work
  *                                     (auto: where a thread-pointer write
  *                                     costs 1 µs or more)
+ *                     adapt=0         keep every P in service while the
+ *                                     CPUs are shared (core/adapt.c)
  *                     fsbase=syscall  write the thread pointer with
  *                                     arch_prctl even where WRFSBASE is
  *                                     allowed (what a kernel before 5.9
@@ -54,6 +56,7 @@ struct rt_config {
 	bool fsbase_syscall;	/* never WRFSBASE */
 	int64_t spin_ns;	/* idle M's spin before it sleeps; -1 auto */
 	int affinity;		/* -1 auto, 0 off, 1 on */
+	bool adapt;		/* Ps leave service while the CPUs are shared */
 	const char *stats_path;	/* NULL: no statistics file */
 	const char *trace_path;	/* GMPTRACE: NULL, no event trace */
 };

@@ -33,6 +33,7 @@ void debug_stats(struct rt_stats *st)
 	st->door_preemptions = ld_rlx(&sched.npreempt_door);
 	st->handoffs = ld_rlx(&sched.nhandoff);
 	st->spin_handoffs = ld_rlx(&sched.nspin_handoff);
+	st->procs_parked = ld_rlx(&sched.nparked);
 	for (int r = 0; r < WAIT_NREASON; r++) {
 		st->waits[r] = 0;
 		for (int i = 0; i < sched.gomaxprocs; i++)

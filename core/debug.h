@@ -30,6 +30,7 @@ struct rt_stats {
 	uint64_t door_preemptions;	/* Gs that yielded at a door when asked */
 	uint64_t handoffs;		/* Ps handed to another M because a G blocked */
 	uint64_t spin_handoffs;		/* Gs readied onto a spinning M */
+	uint64_t procs_parked;		/* times a P left service (core/adapt.c) */
 	uint64_t waits[WAIT_NREASON];	/* parks by reason */
 	/* libgmp's own kernel work (os.h's counts) */
 	uint64_t tp_writes;		/* thread-pointer writes, all of them */

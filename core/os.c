@@ -152,16 +152,44 @@ static bool next_num(const char **p, const char *end, long *v)
 	return true;
 }
 
-int os_thread_blocked(int tid, struct os_blocked *b)
+/* /proc/self/task/TID/<file> into path (room for 64). */
+static void task_path(char *path, int tid, const char *file)
 {
-	char path[48] = "/proc/self/task/", digits[12];
+	char digits[12];
 	int n = 0;
 	for (unsigned t = (unsigned)tid; n == 0 || t; t /= 10)
 		digits[n++] = (char)('0' + t % 10);
-	size_t len = strlen(path);
+	memcpy(path, "/proc/self/task/", 17);
+	size_t len = 16;
 	while (n)
 		path[len++] = digits[--n];
-	memcpy(path + len, "/syscall", 9);
+	path[len++] = '/';
+	size_t fl = strlen(file);
+	memcpy(path + len, file, fl + 1);
+}
+
+int64_t os_thread_waittime(int tid)
+{
+	char path[64], buf[96];
+	task_path(path, tid, "schedstat");
+	int fd = (int)arch_syscall3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	long r = arch_syscall3(SYS_read, fd, buf, sizeof buf - 1);
+	arch_syscall1(SYS_close, fd);
+	if (r <= 0)
+		return -1;
+	const char *p = buf, *end = buf + r;
+	long run, wait;
+	if (!next_num(&p, end, &run) || !next_num(&p, end, &wait))
+		return -1;
+	return wait;
+}
+
+int os_thread_blocked(int tid, struct os_blocked *b)
+{
+	char path[64];
+	task_path(path, tid, "syscall");
 	int fd = (int)arch_syscall3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;

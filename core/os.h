@@ -73,6 +73,9 @@ int os_each_task(void (*fn)(int tid, void *arg), void *arg);
 /* CPU time (ns) the OS thread tid of this process has used, or -1.
  * TLS-free (one system call). */
 int64_t os_thread_cputime(int tid);
+/* How long thread tid of this process has waited, runnable, for a CPU
+ * (ns; /proc/self/task/TID/schedstat), or -1. TLS-free. */
+int64_t os_thread_waittime(int tid);
 /* Where thread tid of this process is blocked, from the kernel's record
  * (/proc/self/task/TID/syscall): the system call's number, the user
  * stack pointer and the address the call returns to. Returns 0 when the

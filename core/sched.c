@@ -60,12 +60,15 @@ void pidleput(struct p *pp)
 	xadd(&sched.npidle, 1);
 }
 
-/* Caller holds sched.lock. */
+/* Caller holds sched.lock. An idle P in service (id < nactive). */
 struct p *pidleget(void)
 {
-	struct p *pp = sched.pidle;
+	int32_t nact = ld_rlx(&sched.nactive);
+	struct p **link = &sched.pidle, *pp;
+	while ((pp = *link) && pp->id >= nact)
+		link = &pp->link;
 	if (pp) {
-		sched.pidle = pp->link;
+		*link = pp->link;
 		xadd(&sched.npidle, -1);
 		/* a P is busy again: sysmon may have to watch it */
 		sysmon_p_busy();
@@ -681,9 +684,46 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 	gmp_ctx_gogo(&gp->ctx, fs);
 }
 
+/*
+ * mp holds a P taken out of service (core/adapt.c): its queued Gs go to
+ * the global queue and its timers to P 0 (always in service), it goes
+ * idle, and the M stops until it is handed a P in service.
+ */
+static void leave_service(struct m *mp)
+{
+	struct p *pp = mp->p;
+	struct g *head = NULL, *tail = NULL, *gp;
+	int n = 0;
+	bool inh;
+	while ((gp = runq_get(pp, &inh))) {
+		gp->schedlink = NULL;
+		if (tail)
+			tail->schedlink = gp;
+		else
+			head = gp;
+		tail = gp;
+		n++;
+	}
+	timers_move(pp, sched.allp[0]);
+	rt_lock(&sched.lock);
+	if (n)
+		globrunq_putbatch_locked(head, tail, n);
+	releasep(mp);
+	pidleput(pp);
+	rt_unlock(&sched.lock);
+	xadd_rlx(&sched.nparked, 1);
+	if (mp->spinning)
+		reset_spinning(mp);
+	if (n)
+		sched_wakep();
+	stopm(mp);
+}
+
 _Noreturn void schedule(struct m *mp)
 {
 top:
+	if (unlikely(mp->p && mp->p->id >= ld_rlx(&sched.nactive)) && !mp->lockedg)
+		leave_service(mp);
 	if (mp->lockedg) {
 		if (stoplockedm(mp))
 			execute(mp, mp->lockedg, false);
@@ -1181,6 +1221,7 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	preempt_init();
 	sched_pid = (int)arch_syscall0(SYS_getpid);
 	sched.gomaxprocs = nprocs;
+	st_rlx(&sched.nactive, nprocs);
 	sched.tpw_ns = measure_tp_write();
 	sched.affinity = rt_cfg.affinity == 1 ||
 			 (rt_cfg.affinity == -1 && sched.tpw_ns >= AFFINITY_TPW_NS);

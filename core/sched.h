@@ -16,6 +16,7 @@
  *   g->lock  <  timers.lock (one P's heap at a time)
  *   wait-table bucket lock  <  timers.lock, sched.lock (two buckets only
  *   through wq_lock2, in address order)
+ *   two timers.locks only in timers_move, in P id order;
  *   sched.lock and timers.lock are never held together; sched.gflock,
  *   the stack and slab locks and glibc's dl_stack_cache_lock are leaves.
  * All of them are short, and are taken on g0 or on a G that will not park
@@ -167,6 +168,8 @@ struct m {
 	 * without a P and is preempted at its next safe point. */
 	_Atomic bool blocked;
 	int64_t sysmon_cpu, sysmon_cpu_when, preempt_sent;	/* sysmon only */
+	/* core/adapt.c's last look at the thread's wait for a CPU; sysmon only */
+	int64_t adapt_when, adapt_wait;
 	/* sysmon's last look at the thread's CPU clock before a preemption
 	 * request (m_computing); sysmon only */
 	int64_t ask_cpu, ask_cpu_when;
@@ -246,6 +249,11 @@ struct sched {
 	_Atomic uint64_t npreempt_door;	/* Gs that yielded at a door when asked */
 	_Atomic uint64_t nhandoff;	/* Ps handed to another M (a G blocked) */
 	_Atomic uint64_t nspin_handoff;	/* Gs readied onto a spinning M that held their TCB */
+	/* Ps with id < nactive run Gs; the others stay on the idle list,
+	 * which pidleget does not hand out (core/adapt.c takes Ps out of
+	 * service while the kernel keeps the Ms waiting for CPUs). */
+	_Atomic int32_t nactive;
+	_Atomic uint64_t nparked;	/* times a P left service */
 	/* How long an M out of work spins on its P before it sleeps (ns);
 	 * set at start. */
 	int64_t spin_ns;
@@ -461,6 +469,9 @@ void sched_wakep(void);
 /* A timer was added that is the new earliest on its P: make sure some M
  * will wake for it. TLS-free. */
 void sched_wake_netpoller(int64_t when);
+/* core/adapt.c: sysmon's look at how long the Ms of running Ps wait for
+ * a CPU, which may take a P out of service or bring one back. */
+void adapt_procs(int64_t now);
 /* Earliest pending timer over all Ps, or 0. */
 int64_t sched_timesleepuntil(void);
 

@@ -221,6 +221,7 @@ static void *sysmon_main(void *arg)
 		bool waiting;
 		int64_t next_due;
 		sched_preempt_long(now, &waiting, &next_due);
+		adapt_procs(now);
 		if (sched_retake(now) + sched_retake_blocked(now))
 			idle = 0;
 		else

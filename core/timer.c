@@ -136,6 +136,33 @@ bool timer_del(struct timer *t)
 	}
 }
 
+void timers_move(struct p *from, struct p *to)
+{
+	struct timers *a = &from->timers, *b = &to->timers;
+	if (from == to || ld_acq(&a->minwhen) == 0)
+		return;
+	/* both heaps, in P id order (the one place two are held) */
+	struct timers *first = from->id < to->id ? a : b, *second = first == a ? b : a;
+	rt_lock(&first->lock);
+	rt_lock(&second->lock);
+	while (a->len > 0) {
+		struct timer *t = a->heap[a->len - 1];
+		heap_remove(a, a->len - 1);
+		if (b->len == b->cap)
+			heap_grow(b);
+		st_rel(&t->pp, to);
+		b->heap[b->len] = t;
+		sift_up(b, b->len++);
+	}
+	update_min(a);
+	update_min(b);
+	int64_t when = ld_rlx(&b->minwhen);
+	rt_unlock(&second->lock);
+	rt_unlock(&first->lock);
+	if (when)
+		sched_wake_netpoller(when);
+}
+
 int64_t timers_run(struct p *pp, struct p *runner, int64_t now)
 {
 	struct timers *ts = &pp->timers;

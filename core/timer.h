@@ -46,6 +46,9 @@ void timer_add(struct timer *t, struct p *pp);
 /* Remove t if it is queued; returns true if it was removed before firing.
  * Any thread. */
 bool timer_del(struct timer *t);
+/* Move every timer of from's heap to to's (from leaves service). Holds
+ * both heap locks, in P id order. Any thread. */
+void timers_move(struct p *from, struct p *to);
 /* Run every timer of pp due at `now`, on behalf of the calling M, which
  * holds the P `runner` (the P readied Gs go to). Returns the `when` of the
  * next timer of pp, or 0 if none. */

@@ -175,6 +175,7 @@ static const struct {
 	{"syscalls", "blocking syscalls"},
 	{"handoffs", "hand-offs"},
 	{"spin_handoffs", "handed to spinners"},
+	{"procs_parked", "processors parked"},
 	{"retakes", "Ps retaken"},
 	{"blocked", "Ms found blocked"},
 	{"preemptions", "preemptions"},

@@ -70,7 +70,7 @@ __attribute__((destructor)) static void stats_at_exit(void)
 		    "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
 		    "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu "
 		    "preemptions=%llu door_preemptions=%llu handoffs=%llu "
-		    "spin_handoffs=%llu tp_writes=%llu tp_wrfsbase=%d tp_write_ns=%lld affinity=%d futex_waits=%llu futex_wakes=%llu "
+		    "spin_handoffs=%llu procs_parked=%llu tp_writes=%llu tp_wrfsbase=%d tp_write_ns=%lld affinity=%d futex_waits=%llu futex_wakes=%llu "
 		    "epoll_waits=%llu eventfd_writes=%llu signals_sent=%llu sigmask_changes=%llu%s\n",
 		(int)getpid(), (unsigned long long)st.threads_created,
 		(long long)st.peak_live, st.os_threads, (unsigned long long)st.switches,
@@ -80,6 +80,7 @@ __attribute__((destructor)) static void stats_at_exit(void)
 		(unsigned long long)st.sysmon_timers, (unsigned long long)st.preemptions,
 		(unsigned long long)st.door_preemptions,
 		(unsigned long long)st.handoffs, (unsigned long long)st.spin_handoffs,
+		(unsigned long long)st.procs_parked,
 		(unsigned long long)st.tp_writes,
 		(int)st.tp_wrfsbase, (long long)st.tp_write_ns, (int)st.affinity,
 		(unsigned long long)st.futex_waits,

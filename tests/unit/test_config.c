@@ -99,6 +99,11 @@ Test(config, gmpdebug_fsbase)
 	cr_assert(strstr(err, "affinity=\"maybe\": expected auto, on or off"), "%s", err);
 	cr_assert_eq(rt_cfg.spin_ns, -1);
 	cr_assert_eq(rt_cfg.affinity, -1);
+	err = init_with(NULL, "adapt=0");
+	cr_assert_str_empty(err);
+	cr_assert(!rt_cfg.adapt);
+	err = init_with(NULL, NULL);
+	cr_assert(rt_cfg.adapt);
 	err = init_with(NULL, "fsbase=never");
 	cr_assert(strstr(err, "fsbase=\"never\": expected auto or syscall; using auto"), "%s", err);
 	cr_assert(!rt_cfg.fsbase_syscall);

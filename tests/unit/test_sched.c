@@ -162,6 +162,51 @@ Test(sched, idle_p_steals_work, .timeout = 30)
 	cr_assert(ld_rlx(&sched.nsteal) > 0, "no steals counted");
 }
 
+/* --- a P taken out of service ---------------------------------------------- */
+
+#define NO 32
+static struct wg out_wg;
+
+/* Sleeps (a timer on the heap of the P it parks from), then computes
+ * 1 ms. */
+static void sleep_then_busy(void *arg)
+{
+	g_sleep_until(rt_nanotime() + (int64_t)(intptr_t)arg * 1000000);
+	int64_t until = rt_nanotime() + 1000000;
+	while (rt_nanotime() < until)
+		;
+	wg_done(&out_wg);
+}
+
+/* With nactive 1, P 1 leaves service: the Gs and the timers it had go on
+ * running on P 0, and nobody hands P 1 out again; back at 2 it runs Gs. */
+Test(sched, p_out_of_service_hands_over_gs_and_timers, .timeout = 30)
+{
+	core_up(2);
+	st_rlx(&out_wg.left, NO);
+	for (int i = 0; i < NO; i++)
+		unit_go(sleep_then_busy, (void *)(intptr_t)(5 + i % 4));
+	st_rlx(&sched.nactive, 1);
+	/* P 1's M leaves at its next scheduling (within a G's 1 ms) */
+	int64_t deadline = rt_nanotime() + 2000000000;
+	while (ld_rlx(&sched.allp[1]->status) != P_IDLE && rt_nanotime() < deadline)
+		g_yield();
+	cr_assert_eq(ld_rlx(&sched.allp[1]->status), P_IDLE, "P 1 still runs");
+	uint64_t sw1 = sched.allp[1]->nswitch;
+	wg_wait(&out_wg);
+	cr_assert_eq(sched.allp[1]->nswitch, sw1, "P 1 ran Gs out of service");
+	cr_assert_eq(timers_len(sched.allp[1]), 0u, "timers left on P 1");
+
+	/* back in service: Gs spread over both Ps again */
+	st_rlx(&sched.nactive, 2);
+	sched_wakep();
+	st_rlx(&out_wg.left, NO);
+	for (int i = 0; i < NO; i++)
+		unit_go(sleep_then_busy, (void *)(intptr_t)1);
+	wg_wait(&out_wg);
+	cr_assert(sched.allp[1]->nswitch > sw1, "P 1 back in service ran nothing");
+}
+
 /* --- yielding: every G makes progress on one P ------------------------------ */
 
 #define NY 8
