@@ -430,6 +430,8 @@ static struct g *take_handoff(struct m *mp, struct g *gp, bool *inherit)
 	return h;
 }
 
+#define SPIN_POLL_NS 20000
+
 /*
  * A spinning M that found nothing keeps its P until *until (set at the
  * first call of a find_runnable, sched.spin_ns after it), watching the
@@ -440,7 +442,7 @@ static struct g *take_handoff(struct m *mp, struct g *gp, bool *inherit)
 static struct g *spin_wait(struct m *mp, struct p *pp, int64_t *until, bool *inherit,
 			   bool *again)
 {
-	int64_t now = rt_nanotime();
+	int64_t now = rt_nanotime(), polled = now;
 	*again = false;
 	if (*until == 0)
 		*until = now + sched.spin_ns;
@@ -453,11 +455,15 @@ static struct g *spin_wait(struct m *mp, struct p *pp, int64_t *until, bool *inh
 				*again = true;
 				return NULL;
 			}
-			/* the network, a few times as long apart, unless an M
-			 * blocks in the poller (it sees the same events) */
-			struct g *gp = (i & 127) == 0 ? find_netpoll(mp, pp, now, inherit) : NULL;
-			if (gp)
-				return take_handoff(mp, gp, inherit);
+			/* the network every SPIN_POLL_NS (a system call each),
+			 * unless an M blocks in the poller (it sees the same
+			 * events) */
+			if (now - polled >= SPIN_POLL_NS) {
+				polled = now;
+				struct g *gp = find_netpoll(mp, pp, now, inherit);
+				if (gp)
+					return take_handoff(mp, gp, inherit);
+			}
 		}
 		arch_cpu_relax();
 	}
