@@ -29,6 +29,22 @@
  * look at every run queue once more (StoreLoad: the submitter publishes
  * work, then reads nmspinning; the spinner decrements nmspinning, then
  * reads the queues) so that one of the two always sees the other.
+ *
+ * Hand-offs to an M that looks for work (sched.c, handoff_spinning): from
+ * the top of find_runnable until it returns a G or drops its P an M has
+ * spinwait set, and a G readied elsewhere may be put in its handoff (a
+ * CAS), when the M still holds the G's thread pointer or spins. Again a
+ * StoreLoad pair: the readier stores handoff, then reads spinwait (if it
+ * is clear, it takes the G back with a CAS unless the M took it); the M
+ * clears spinwait, then reads handoff (take_handoff). The readier that
+ * handed a G to a spinning M stops counting it as spinning (the flag is
+ * cleared by whoever wins a CAS on it, which then decrements nmspinning),
+ * so that the M it runs on may spin when its own G parks.
+ *
+ * Ps out of service (core/adapt.c): only Ps with id < sched.nactive run
+ * Gs. The others stay on the idle list, which pidleget does not hand out;
+ * an M that holds one moves its queued Gs to the global queue and its
+ * timers to P 0 at its next schedule, and stops.
  */
 #ifndef GMP_CORE_SCHED_H
 #define GMP_CORE_SCHED_H
