@@ -30,7 +30,11 @@
  * With ECHO_LAT_DIST=FILE set it also writes the distribution there:
  * lines "PERCENT LATENCY_US", the latency at every 0.1 % (0 to 100).
  *
- *   echo_load PORT PID [C [SECONDS [WARMUP]]]
+ * With `idle`, it opens the C connections and sends nothing: after
+ * WARMUP it reports the CPU time the server used per second of the
+ * SECONDS that follow (`server_cpu_ms_per_s`), what waiting costs it.
+ *
+ *   echo_load PORT PID [C [SECONDS [WARMUP [idle]]]]
  */
 #include "bench.h"
 
@@ -127,7 +131,7 @@ static int cmp_dbl(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: echo_load PORT PID [CONNS [SECONDS [WARMUP]]]\n");
+		fprintf(stderr, "usage: echo_load PORT PID [CONNS [SECONDS [WARMUP [idle]]]]\n");
 		return 2;
 	}
 	long port = arg_long(argc, argv, 1, 0);
@@ -135,6 +139,7 @@ int main(int argc, char **argv)
 	long nc = arg_long(argc, argv, 3, 100);
 	double secs = arg_seconds(argc, argv, 4, 3);
 	double warmup = arg_seconds(argc, argv, 5, 1);
+	int idle = argc > 6 && strcmp(argv[6], "idle") == 0;
 	struct sockaddr_in sa = {.sin_family = AF_INET,
 				 .sin_port = htons((unsigned short)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -179,6 +184,21 @@ int main(int argc, char **argv)
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &e) != 0)
 			die("epoll_ctl");
 		sample(now_sec());
+	}
+	if (idle) {
+		/* the connections stay open and silent: what does the server
+		 * spend waiting for them? */
+		usleep((useconds_t)(warmup * 1e6));
+		double t0 = now_sec(), cpu_a = server_cpu_us();
+		usleep((useconds_t)(secs * 1e6));
+		double t1 = now_sec(), cpu_b = server_cpu_us();
+		next_sample = 0;
+		sample(t1);
+		printf("RESULT name=echo_idle conns=%ld seconds=%.3f server_cpu_ms_per_s=%.3f "
+		       "peak_threads=%ld rss_kb=%ld\n",
+		       nc, t1 - t0, cpu_a >= 0 && cpu_b >= 0 ? (cpu_b - cpu_a) / 1e3 / (t1 - t0) : -1.0,
+		       peak_threads, status_file_field(status_path, "VmHWM"));
+		return 0;
 	}
 	for (long i = 0; i < nc; i++)
 		send_request(&c[i], i);

@@ -45,7 +45,9 @@
 #
 # The echo workloads (echo_100, echo_2000: 100 and 2,000 connections;
 # echo_100_hog: 100, with a CPU hog running beside them, `yes` into
-# /dev/null, which shares the CPUs with the server and the load) start
+# /dev/null, which shares the CPUs with the server and the load;
+# echo_100_idle: 100 connections open and silent, the server's CPU time
+# while it waits for them) start
 # bench/echo_server in the background, plainly or through gmprun, read the
 # port and pid it prints, drive it with bench/echo_load, which runs plainly
 # in both cases (only the server differs), then end the server by its pid
@@ -163,6 +165,7 @@ pipe_pingpong|5000|30|$reps
 echo_100|100 0.5 0.3|30|$reps
 echo_2000|2000 0.5 0.3|60|$reps
 echo_100_hog|100 0.5 0.3|30|$reps
+echo_100_idle|100 0.5 0.3 idle|30|$reps
 file_compute|16 4 2 30000 8|60|$reps
 syscall_latency|200|30|$reps||1
 syscall_latency@fifo|200 fifo|30|$reps||1
@@ -187,6 +190,7 @@ pipe_pingpong|100000|60|$reps
 echo_100|100 3 1|60|$reps
 echo_2000|2000 3 1|90|$reps
 echo_100_hog|100 3 1|60|$reps
+echo_100_idle|100 2 0.5 idle|30|$reps
 file_compute|64 4 2 300000 32|120|$reps
 syscall_latency|2000|60|$reps||1
 syscall_latency@fifo|2000 fifo|60|$reps||1
@@ -448,6 +452,10 @@ END {
 		measure(w, lbl, "latency p99.9, µs", "p999_us", "%.0f", 1, "time")
 		measure(w, lbl, "server CPU per request, µs", "server_cpu_us_per_req", "%.2f", 1, "time")
 	}
+	w = "echo_100_idle"
+	if (order[w])
+		measure(w, "echo (" size(w, "conns") " connections open and silent, " sprintf("%g", size(w, "seconds")) " s)",
+			"server CPU while it waits, ms per second", "server_cpu_ms_per_s", "%.2f", 1, "time")
 	w = "file_compute"
 	if (order[w]) {
 		lbl = w " (" size(w, "readers") " readers x " size(w, "passes") " passes over " size(w, "mib") " MiB, " \

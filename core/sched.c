@@ -693,7 +693,8 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 /*
  * mp holds a P taken out of service (core/adapt.c): its queued Gs go to
  * the global queue and its timers to P 0 (always in service), it goes
- * idle, and the M stops until it is handed a P in service.
+ * idle, and the M goes on with an idle P in service, or stops until it
+ * is handed one.
  */
 static void leave_service(struct m *mp)
 {
@@ -711,18 +712,23 @@ static void leave_service(struct m *mp)
 		n++;
 	}
 	timers_move(pp, sched.allp[0]);
+	if (mp->spinning)
+		reset_spinning(mp);
 	rt_lock(&sched.lock);
 	if (n)
 		globrunq_putbatch_locked(head, tail, n);
 	releasep(mp);
 	pidleput(pp);
+	/* an idle P in service: go on with it (the Gs just queued, or the
+	 * one that yielded into the global queue to get here, may have
+	 * nobody else to run them) */
+	struct p *next = pidleget();
 	rt_unlock(&sched.lock);
 	xadd_rlx(&sched.nparked, 1);
-	if (mp->spinning)
-		reset_spinning(mp);
-	if (n)
-		sched_wakep();
-	stopm(mp);
+	if (next)
+		acquirep(mp, next);
+	else
+		stopm(mp);
 }
 
 _Noreturn void schedule(struct m *mp)
