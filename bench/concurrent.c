@@ -15,8 +15,13 @@
  * runs out of PIDs or memory mappings near 32,000 threads) it records how
  * many threads it reached and the error, and carries on with those.
  *
- *   concurrent [N [PERIOD_MS]]
- *   maxthreads [N [PERIOD_MS]]
+ * With IDLE_MS, once every thread has started it also sleeps IDLE_MS ms
+ * itself and reports the process's CPU time per second of it
+ * (`idle_cpu_ms_per_s`; -1 without): what a program of sleeping threads
+ * costs while they sleep. That time is left out of the others.
+ *
+ *   concurrent [N [PERIOD_MS [IDLE_MS]]]
+ *   maxthreads [N [PERIOD_MS [IDLE_MS]]]
  */
 #include "bench.h"
 
@@ -46,6 +51,7 @@ int main(int argc, char **argv)
 {
 	long n = arg_long(argc, argv, 1, DEFAULT_N);
 	long period_ms = arg_long(argc, argv, 2, DEFAULT_PERIOD_MS);
+	long idle_ms = arg_long(argc, argv, 3, 0);
 	pthread_t *t = malloc(sizeof *t * (size_t)n);
 	const char *create_error = "none";
 	long reached = 0, joined = 0;
@@ -77,6 +83,23 @@ int main(int argc, char **argv)
 	long os_threads = status_field("Threads");
 	long rss = status_field("VmRSS");
 	long pte = status_field("VmPTE");
+	/* the process's CPU time while every thread sleeps (not counted in
+	 * the times below) */
+	double idle_cpu_ms_per_s = -1, idle = 0;
+	if (idle_ms > 0) {
+		struct rusage ru0, ru1;
+		getrusage(RUSAGE_SELF, &ru0);
+		double i0 = now_sec();
+		usleep((useconds_t)(idle_ms * 1000));
+		getrusage(RUSAGE_SELF, &ru1);
+		idle = now_sec() - i0;
+		double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
+				      ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e3 +
+			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
+				      ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e3;
+		idle_cpu_ms_per_s = cpu / idle;
+		t_alive += idle;
+	}
 
 	atomic_store(&release, 1);
 	for (long i = 0; i < reached; i++) {
@@ -93,9 +116,9 @@ int main(int argc, char **argv)
 	printf("RESULT name=" NAME " n=%ld reached=%ld create_error=%s alive=%ld joined=%ld "
 	       "seconds=%.3f create_seconds=%.3f join_seconds=%.3f os_threads=%ld "
 	       "peak_os_threads=%ld rss_delta_kib=%ld kib_per_thread=%.2f hwm_kib_per_thread=%.2f "
-	       "pte_kib_per_thread=%.2f rss_kib=%ld\n",
-	       n, reached, create_error, alive, joined, t_end - t0, t_created - t0,
+	       "pte_kib_per_thread=%.2f rss_kib=%ld idle_cpu_ms_per_s=%.2f\n",
+	       n, reached, create_error, alive, joined, t_end - t0 - idle, t_created - t0,
 	       t_end - t_alive, os_threads, os_threads, rss - rss0, (double)(rss - rss0) * per,
-	       (double)(hwm - rss0) * per, (double)(pte - pte0) * per, hwm);
+	       (double)(hwm - rss0) * per, (double)(pte - pte0) * per, hwm, idle_cpu_ms_per_s);
 	return alive == reached && joined == reached ? 0 : 1;
 }

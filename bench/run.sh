@@ -157,6 +157,7 @@ if [ $quick = 1 ]; then
 burst|2000 3|60|$reps
 sleepers|2000 20|60|$reps
 concurrent|10000 200|120|$reps
+concurrent@idle|2000 500 500|60|$reps
 cond_pingpong|5000|30|$reps
 mutex_uncontended|2000000|30|$reps
 mutex_contention|100 10000000 100 4,64|30|$reps
@@ -182,6 +183,7 @@ else
 burst|10000 5|120|$reps
 sleepers|10000 20|180|$reps
 concurrent|100000 500|300|$reps
+concurrent@idle|10000 500 2000|120|$reps
 cond_pingpong|100000|60|$reps
 mutex_uncontended|50000000|60|$reps
 mutex_contention|1000 100000000 100 4,64|60|$reps
@@ -411,6 +413,10 @@ END {
 		row(w, lbl, "create, release and join all, s", fmt("%.2f", median(w, "nptl", "seconds")),
 		    fmt("%.2f", median(w, "libgmp", "seconds")), same ? speed(w, "seconds") : "(not comparable)")
 	}
+	w = "concurrent@idle"
+	if (order[w])
+		measure(w, "concurrent, idle (" size(w, "n") " threads each sleeping 500 ms at a time)",
+			"CPU of the process while they sleep, ms per second", "idle_cpu_ms_per_s", "%.1f", 1, "time")
 	w = "cond_pingpong"
 	if (order[w])
 		measure(w, w " (" size(w, "n") " round trips)", "round trips per second, thousands",
