@@ -39,14 +39,6 @@ static struct {
 	bool off;			/* no schedstat, or GMPDEBUG=adapt=0 */
 } ad;
 
-static uint64_t all_switches(void)
-{
-	uint64_t sw = 0;
-	for (int i = 0; i < sched.gomaxprocs; i++)
-		sw += __atomic_load_n(&sched.allp[i]->nswitch, __ATOMIC_RELAXED);
-	return sw;
-}
-
 /* Is work waiting for a P: the global queue, or a ring of a P in service? */
 static bool work_waits(int32_t nact)
 {
@@ -105,7 +97,7 @@ void adapt_procs(int64_t now)
 	ad.last = now;
 	int32_t nact = ld_rlx(&sched.nactive);
 	double share = wait_share(nact, prev, now);
-	uint64_t sw = all_switches();
+	uint64_t sw = sched_switches();
 	uint64_t pre = ld_rlx(&sched.npreempt) + ld_rlx(&sched.npreempt_door);
 	/* Gs that compute (preempted at more than 1 switch in 20) keep
 	 * their Ps: fewer would only give the other processes more */

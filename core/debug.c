@@ -15,10 +15,7 @@ void debug_stats(struct rt_stats *st)
 	st->threads_created = ld_rlx(&sched.ncreated);
 	st->peak_live = ld_rlx(&sched.peaklive);
 	st->os_threads = sched_os_threads() + sysmon_running();
-	uint64_t sw = 0;
-	for (int i = 0; i < sched.gomaxprocs; i++)
-		sw += sched.allp[i]->nswitch;
-	st->switches = sw;
+	st->switches = sched_switches();
 	st->steals = ld_rlx(&sched.nsteal);
 	uint64_t sc = 0;
 	for (int i = 0; i < sched.gomaxprocs; i++)

@@ -139,6 +139,14 @@ void sched_wake_netpoller(int64_t when)
 	sysmon_timer_added(when);
 }
 
+uint64_t sched_switches(void)
+{
+	uint64_t sw = 0;
+	for (int i = 0; i < sched.gomaxprocs; i++)
+		sw += __atomic_load_n(&sched.allp[i]->nswitch, __ATOMIC_RELAXED);
+	return sw;
+}
+
 int64_t sched_timesleepuntil(void)
 {
 	int64_t next = 0;
@@ -850,8 +858,6 @@ static inline void count_ia(struct g *gp)
 	}
 }
 
-/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
- * global queue's real-time part) and wake an M. */
 /* Put gp in lm's handoff when lm looks for work (spinwait). */
 static bool handoff_to(struct m *lm, struct g *gp)
 {
@@ -888,7 +894,7 @@ static bool handoff_spinning(struct g *gp, struct p *pp)
 		unspin(lm);
 		return true;
 	}
-	if (lm != me || ld_rlx(&sched.nmspinning) == 0)
+	if (!lm || ld_rlx(&sched.nmspinning) == 0)
 		return false;
 	int n = sched.gomaxprocs;
 	uint32_t start = m_rand(me) % (uint32_t)n;
@@ -905,15 +911,18 @@ static bool handoff_spinning(struct g *gp, struct p *pp)
 	return false;
 }
 
+/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
+ * global queue's real-time part), or hand it to an M that looks for work
+ * (handoff_spinning), and wake an M. */
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
 	count_ia(gp);
 	bool rt = g_rt_runnable(gp);
-	if (pp && likely(!rt) && handoff_spinning(gp, pp))
-		return;
 	if (pp && likely(!rt)) {
-		runq_put(pp, gp, next);
-		sched_wakep();
+		if (!handoff_spinning(gp, pp)) {
+			runq_put(pp, gp, next);
+			sched_wakep();
+		}
 		return;
 	}
 	rt_lock(&sched.lock);

@@ -490,6 +490,8 @@ void sched_wake_netpoller(int64_t when);
 void adapt_procs(int64_t now);
 /* Earliest pending timer over all Ps, or 0. */
 int64_t sched_timesleepuntil(void);
+/* Gs started on all Ps so far (racy reads of each P's count). */
+uint64_t sched_switches(void);
 
 /* --- Ms (core/m.c) ------------------------------------------------------------------ */
 

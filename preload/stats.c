@@ -70,7 +70,8 @@ __attribute__((destructor)) static void stats_at_exit(void)
 		    "context_switches=%llu steals=%llu gomaxprocs=%d syscalls=%llu retakes=%llu "
 		    "blocked=%llu netpoll_wakeups=%llu sysmon_polls=%llu sysmon_timers=%llu "
 		    "preemptions=%llu door_preemptions=%llu handoffs=%llu "
-		    "spin_handoffs=%llu procs_parked=%llu tp_writes=%llu tp_wrfsbase=%d tp_write_ns=%lld affinity=%d futex_waits=%llu futex_wakes=%llu "
+		    "spin_handoffs=%llu procs_parked=%llu tp_writes=%llu tp_wrfsbase=%d "
+		    "tp_write_ns=%lld affinity=%d futex_waits=%llu futex_wakes=%llu "
 		    "epoll_waits=%llu eventfd_writes=%llu signals_sent=%llu sigmask_changes=%llu%s\n",
 		(int)getpid(), (unsigned long long)st.threads_created,
 		(long long)st.peak_live, st.os_threads, (unsigned long long)st.switches,
