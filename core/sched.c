@@ -1068,6 +1068,12 @@ bool sched_can_spin(int iter)
 	return sched.gomaxprocs > ld_rlx(&sched.npidle) + ld_rlx(&sched.nmspinning) + 1;
 }
 
+bool sched_others_queued(void)
+{
+	struct g *gp = getg();
+	return ld_rlx(&sched.runqsize) > 0 || (gp->m->p && !runq_empty(gp->m->p));
+}
+
 void g_sleep_until(int64_t when)
 {
 	struct g *gp = getg();

@@ -472,6 +472,9 @@ void g_timer_prepare(struct g *gp, int64_t when, uint64_t seq);
  * switches, more than the few hundred cycles the spin may take. Any
  * thread with valid TLS. */
 bool sched_can_spin(int iter);
+/* Does another G wait to run, on the running G's P or in the global queue?
+ * Racy (a hint). The calling G must not migrate meanwhile (door_hold). */
+bool sched_others_queued(void);
 /* Sleep the calling G until CLOCK_MONOTONIC reaches `when` (ns); a time
  * already reached yields the processor. */
 void g_sleep_until(int64_t when);
