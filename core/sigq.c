@@ -132,14 +132,19 @@ static bool live(struct g *gp)
 	return st != G_DEAD && st != G_IDLE;
 }
 
-/* Who gets a process signal: a G waiting for it; else the main thread
- * if it does not block it (Linux offers process signals to the main
- * thread first); else any G that does not block it; else nobody yet (it
+/* Who gets a process signal: the main thread if it takes it (Linux
+ * offers process signals to the main thread first, whatever the others
+ * do: one in pause() does not take it from main); else a G waiting for
+ * it (sigwait's signals count as taken, as the kernel unblocks them for
+ * the wait); else any G that does not block it; else nobody yet (it
  * stays pending for the process until a G unblocks or waits for it). */
 static struct g *choose_target(int sig)
 {
 	uint64_t bit = sigq_bit(sig);
 	uint32_t n = g_count();
+	struct g *mg = sched.maing;
+	if (live(mg) && (!(ld_rlx(&mg->sigmask) & bit) || (ld_acq(&mg->sigwant) & bit)))
+		return mg;
 	if (ld_acq(&nwant[sig - 1]) > 0) {
 		for (uint32_t i = 0; i < n; i++) {
 			struct g *gp = g_by_index(i);
@@ -147,9 +152,6 @@ static struct g *choose_target(int sig)
 				return gp;
 		}
 	}
-	struct g *mg = sched.maing;
-	if (live(mg) && !(ld_rlx(&mg->sigmask) & bit))
-		return mg;
 	for (uint32_t i = 0; i < n; i++) {
 		struct g *gp = g_by_index(i);
 		if (live(gp) && !(ld_rlx(&gp->sigmask) & bit))
@@ -282,6 +284,11 @@ void sigq_reroute(struct p *pp)
 {
 	st_rel(&sched.sigpoll, 1);
 	sigq_poll(pp);
+}
+
+void sigq_reroute_soon(void)
+{
+	st_rel(&sched.sigpoll, 1);
 }
 
 bool sigq_pending_for(struct g *gp)

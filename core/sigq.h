@@ -60,6 +60,9 @@ void sigq_poll(struct p *pp);
 /* sigq_poll once more over every pending signal (a G unblocked some or
  * now waits for some). */
 void sigq_reroute(struct p *pp);
+/* As sigq_reroute, at the scheduler's next look (async-signal-safe: a
+ * handler's mask was lifted as it returned). */
+void sigq_reroute_soon(void);
 /* The signal in accept that sigq_take_mask would take now, or 0; *own:
  * it was sent to gp itself, not to the process. */
 int sigq_next(struct g *gp, uint64_t accept, bool process, bool *own);

@@ -1,10 +1,11 @@
 /*
  * preload/signal.c — signal handlers run on Gs.
  *
- * Every handler the program installs (sigaction, signal, bsd_signal,
- * sysv_signal) is installed in the kernel as libgmp's trampoline, with the
- * program's mask and flags; the program's own action is kept here and
- * returned as the old action. The trampoline runs on whatever OS thread
+ * Every handler the program installs (sigaction and __sigaction, signal,
+ * bsd_signal and ssignal, sysv_signal and __sysv_signal; sigset and
+ * sigignore in sigwait.c) is installed in the kernel as libgmp's
+ * trampoline, with the program's mask and flags; the program's own
+ * action is kept here and returned as the old action. The trampoline runs on whatever OS thread
  * the kernel picked:
  *
  *  - on a G that the signal is for (a fault it caused, a signal sent to
@@ -19,6 +20,15 @@
  *
  * The program's handler never runs on a scheduler stack or on an idle
  * M's TLS. Threads glibc made run handlers as usual.
+ *
+ * SA_RESETHAND is libgmp's, never the kernel's: the kernel would reset
+ * the action when it delivers to the trampoline, before the handler of a
+ * routed signal runs (the nudge that runs it would then kill the
+ * process). The action becomes SIG_DFL as the program's handler is
+ * entered (call_handler); the kernel's stays the trampoline, which
+ * carries out the default action of the next one. SA_NODEFER goes to the
+ * kernel: it leaves the signal unblocked in the trampoline, and so in
+ * the handler.
  */
 #include "preload/runtime.h"
 #include "core/lock.h"
@@ -40,6 +50,9 @@
 /* The program's actions; written under lock, read by the trampoline. */
 static struct sigaction user_act[NSIG];
 static bool user_set[NSIG];		/* user_act[sig] is authoritative */
+/* user_act[sig] is a handler with SA_RESETHAND not yet entered: the first
+ * call_handler to clear it runs the handler, any other the default */
+static _Atomic bool oneshot[NSIG];
 /* Signals whose kernel action is the trampoline (written under act_lock) */
 static _Atomic uint64_t tramp_set;
 static struct rt_mutex act_lock;
@@ -52,24 +65,44 @@ static void default_action(int sig)
 		trace_finish();
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	real_sigaction(sig, &dfl, NULL);
+	atomic_fetch_and(&tramp_set, ~sigq_bit(sig));
 	arch_syscall3(SYS_tgkill, arch_syscall0(SYS_getpid), arch_syscall0(SYS_gettid), sig);
+}
+
+/* A handler, not SIG_DFL or SIG_IGN (the kernel looks at the pointer
+ * alone, SA_SIGINFO or not). */
+static bool is_handler(const struct sigaction *a)
+{
+	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+}
+
+/* Under act_lock: a is now the program's action for sig. */
+static void set_user_act(int sig, const struct sigaction *a)
+{
+	user_act[sig] = *a;
+	user_set[sig] = true;
+	atomic_store(&oneshot[sig], is_handler(a) && (a->sa_flags & SA_RESETHAND));
 }
 
 /* Call the program's handler for sig (on a G, or a thread glibc made). */
 static void call_handler(int sig, siginfo_t *info, void *uc)
 {
 	struct sigaction a = user_act[sig];
-	if (a.sa_flags & SA_RESETHAND) {
-		/* the kernel reset its action when it delivered */
-		user_act[sig].sa_handler = SIG_DFL;
-		user_act[sig].sa_flags &= ~SA_SIGINFO;
+	if (is_handler(&a) && (a.sa_flags & SA_RESETHAND)) {
+		/* the action becomes SIG_DFL as the handler is entered, its
+		 * flags kept (as the kernel does); a second delivery that
+		 * raced this one finds it so */
+		if (atomic_exchange(&oneshot[sig], false))
+			user_act[sig].sa_handler = SIG_DFL;
+		else
+			a.sa_handler = SIG_DFL;
 	}
-	if (a.sa_flags & SA_SIGINFO) {
-		a.sa_sigaction(sig, info, uc);
-	} else if (a.sa_handler == SIG_IGN) {
+	if (a.sa_handler == SIG_IGN) {
 		return;
 	} else if (a.sa_handler == SIG_DFL) {
 		default_action(sig);
+	} else if (a.sa_flags & SA_SIGINFO) {
+		a.sa_sigaction(sig, info, uc);
 	} else {
 		a.sa_handler(sig);
 	}
@@ -88,11 +121,52 @@ static void renudge(struct g *gp)
 	}
 }
 
+/* glibc's reserved signals and the unblockable ones: never in a mask */
+#define NEVER_MASKED (sigq_bit(32) | sigq_bit(33) | sigq_bit(SIGKILL) | sigq_bit(SIGSTOP))
+
+/* The G's mask while the handler of sig runs, as the kernel makes it: the
+ * handler's sa_mask added, and sig itself unless SA_NODEFER. Returns the
+ * mask to restore when the handler returns (the kernel's sigreturn puts
+ * back the interrupted mask; a handler left with longjmp keeps this one,
+ * as under Linux, unless siglongjmp restores its own). */
+static uint64_t handler_mask_enter(struct g *gp, int sig)
+{
+	const struct sigaction *a = &user_act[sig];
+	uint64_t old = ld_rlx(&gp->sigmask), add;
+	if (!is_handler(a))
+		return old;
+	memcpy(&add, &a->sa_mask, sizeof add);
+	if (!(a->sa_flags & SA_NODEFER))
+		add |= sigq_bit(sig);
+	uint64_t hm = (old | add) & ~NEVER_MASKED;
+	if (hm != old) {
+		st_rel(&gp->sigmask, hm);
+		sigq_mask_change(old, hm);
+	}
+	return old;
+}
+
+/* Returns true when signals routed to gp wait that the restored mask
+ * lets through. */
+static bool handler_mask_leave(struct g *gp, uint64_t saved)
+{
+	uint64_t cur = ld_rlx(&gp->sigmask);
+	if (cur == saved)
+		return false;
+	st_rel(&gp->sigmask, saved);
+	sigq_mask_change(cur, saved);
+	if (!(cur & ~saved))
+		return false;
+	sigq_reroute_soon();	/* process signals pending for a G that takes them */
+	return (ld_acq(&gp->sigpend) & cur & ~saved) != 0;
+}
+
 /* On a G: the handler runs on the G's stack and OS thread, and must end
  * there: no preemption until it returns. */
 static void call_user(int sig, siginfo_t *info, void *uc)
 {
 	struct g *gp = getg();
+	uint64_t saved = 0;
 	if (gp) {
 		gp->preemptoff++;
 		gp->nhandled++;
@@ -100,15 +174,22 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		 * on another M if it parks: the next switch sets it again */
 		if (gp->m)
 			gp->m->kmask = ~(uint64_t)0;
+		saved = handler_mask_enter(gp, sig);
 	}
 	call_handler(sig, info, uc);
 	if (gp) {
+		bool unblocked = handler_mask_leave(gp, saved);
+		/* the kernel mask the handler set (sigprocmask) ends with
+		 * its frame: the M's is not known until set again */
+		if (gp->m)
+			gp->m->kmask = ~(uint64_t)0;
 		gp->preemptoff--;
 		/* a signal that came while the handler was inside libgmp was
-		 * held back, and no door serves it inside a handler: raise it
-		 * again now, for the kernel to deliver once this handler's
-		 * frame returns (or here, if nothing blocks it) */
-		if (gp->sig_deferred && !gp->preemptoff)
+		 * held back, and no door serves it inside a handler; one
+		 * routed here while the handler's mask blocked it waits too:
+		 * raise them again now, for the kernel to deliver once this
+		 * handler's frame returns (or here, if nothing blocks it) */
+		if ((gp->sig_deferred || unblocked) && !gp->preemptoff)
 			renudge(gp);
 	}
 }
@@ -272,13 +353,10 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 			sched_sig_request(uc);
 			return;
 		}
-		struct sigaction *a = &user_act[SCHED_SIG];
-		if (!(a->sa_flags & SA_SIGINFO) &&
-		    (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN))
+		if (!is_handler(&user_act[SCHED_SIG]))
 			return;	/* SIGURG's default action is to ignore it */
 	}
-	if (is_dump_sig(sig) && user_act[sig].sa_handler == SIG_DFL &&
-	    !(user_act[sig].sa_flags & SA_SIGINFO)) {
+	if (is_dump_sig(sig) && user_act[sig].sa_handler == SIG_DFL) {
 		thread_dump(sig);
 		default_action(sig);
 		return;
@@ -346,11 +424,13 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 				call_user(sig, info, uc);
 			return;
 		}
-		/* a process signal: a G waiting for it, else the main thread
-		 * if it takes it, else this one */
+		/* a process signal: the main thread if it takes it, else a
+		 * G waiting for it, else this one (sigq.c's choose_target) */
 		struct g *mg = sched.maing;
-		bool here = !blocked && !sigq_wanting(sig) &&
-			    (gp == mg || g_status(mg) == G_DEAD || (ld_rlx(&mg->sigmask) & sigq_bit(sig)));
+		bool main_takes = g_status(mg) != G_DEAD &&
+				  (!(ld_rlx(&mg->sigmask) & sigq_bit(sig)) ||
+				   (ld_acq(&mg->sigwant) & sigq_bit(sig)));
+		bool here = !blocked && (gp == mg || (!main_takes && !sigq_wanting(sig)));
 		if (here || (!sigq_post(NULL, info) && !blocked))
 			call_user(sig, info, uc);
 		return;
@@ -360,12 +440,6 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 }
 
 static bool catchable(int sig);
-
-static bool is_handler(const struct sigaction *a)
-{
-	return (a->sa_flags & SA_SIGINFO) ||
-	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
-}
 
 GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
@@ -384,7 +458,7 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		if (!is_handler(act))
 			k.sa_flags = SA_RESTART;
 		k.sa_sigaction = trampoline;
-		k.sa_flags |= SA_SIGINFO;
+		k.sa_flags = (k.sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
 		if (is_fault_sig(sig))
 			k.sa_flags |= SA_ONSTACK;
 		/* sysmon's requests must not make system calls fail with
@@ -413,10 +487,8 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		bool ours = (kold.sa_flags & SA_SIGINFO) && kold.sa_sigaction == trampoline;
 		if (oact)
 			*oact = ours && user_set[sig] ? user_act[sig] : kold;
-		if (act) {
-			user_act[sig] = *act;
-			user_set[sig] = true;
-		}
+		if (act)
+			set_user_act(sig, act);
 	}
 	rt_unlock(&act_lock);
 	/* a signal taken by an idle OS thread is routed by sysmon: a
@@ -433,11 +505,10 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
  * trampoline carries out. */
 static void take_over_locked(int sig, const struct sigaction *old, int flags)
 {
-	user_act[sig] = *old;
-	user_set[sig] = true;
+	set_user_act(sig, old);
 	struct sigaction k = *old;
 	k.sa_sigaction = trampoline;
-	k.sa_flags = flags | SA_SIGINFO;
+	k.sa_flags = (flags & ~SA_RESETHAND) | SA_SIGINFO;
 	if (real_sigaction(sig, &k, NULL) == 0)
 		atomic_fetch_or(&tramp_set, sigq_bit(sig));
 }
@@ -453,8 +524,7 @@ void gmp_signal_init(void)
 	for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
 		int sig = kept[i];
 		rt_lock(&act_lock);
-		if (sig && real_sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
-		    !(old.sa_flags & SA_SIGINFO))
+		if (sig && real_sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			take_over_locked(sig, &old, SA_ONSTACK | SA_NODEFER);
 		rt_unlock(&act_lock);
 	}
@@ -487,8 +557,7 @@ void gmp_sig_blocked(uint64_t set)
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);
-		if (real_sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-		    old.sa_handler == SIG_DFL)
+		if (real_sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			take_over_locked(sig, &old, SA_RESTART);
 		rt_unlock(&act_lock);
 	}
@@ -503,7 +572,7 @@ void gmp_sig_catch(uint64_t set)
 		rt_lock(&act_lock);
 		if (real_sigaction(sig, NULL, &old) == 0 &&
 		    !((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == trampoline))
-			take_over_locked(sig, &old, (old.sa_flags & ~SA_RESETHAND) | SA_RESTART);
+			take_over_locked(sig, &old, old.sa_flags | SA_RESTART);
 		rt_unlock(&act_lock);
 	}
 }
@@ -528,6 +597,19 @@ GMP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 GMP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
 	return install(sig, h, SA_RESTART);
+}
+
+/* glibc's ssignal is its bsd_signal under another name */
+GMP_EXPORT sighandler_t ssignal(int sig, sighandler_t h)
+{
+	return install(sig, h, SA_RESTART);
+}
+
+/* glibc exports sigaction under this name too; a program that calls it
+ * must not install its handler past the trampoline */
+GMP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	return sigaction(sig, act, oact);
 }
 
 GMP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)

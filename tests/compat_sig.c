@@ -414,3 +414,37 @@ Test(sig, sigsuspend_in_a_program_without_threads, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("sig_signals", "lone", PROCS(0, 1));
 }
+
+/* ---- 7. one-shot handlers ------------------------------------------------------------------ */
+
+/* Every way of installing a handler (sigaction with SA_RESETHAND, with
+ * SA_RESETHAND | SA_NODEFER, a strict X/Open program's signal, which is
+ * __sysv_signal, sysv_signal, bsd_signal, ssignal, sigset, __sigaction)
+ * against every way a signal arrives (raise; pthread_kill to a thread
+ * sleeping, in a condvar wait, waiting for a mutex, in read; kill to the
+ * process; timer_create; setitimer): the handler runs once, on its
+ * thread, with the action already SIG_DFL inside a one-shot handler, the
+ * signal blocked inside unless SA_NODEFER, and the action after. libgmp
+ * passed SA_RESETHAND to the kernel, which reset the action when it
+ * delivered to libgmp's trampoline: the process died of the signal. */
+Test(sig, one_shot_handlers_every_way_installed_and_delivered, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_oneshot", "ways", PROCS(0, 1));
+}
+
+/* A strict X/Open program: signal(SIGALRM, h), alarm(1), sleep(5): the
+ * handler runs and sleep ends early; a second alarm during pause() ends
+ * the process with SIGALRM. */
+Test(sig, one_shot_alarm_handler_then_the_default_action, .timeout = TEST_TIMEOUT)
+{
+	compare("sig_oneshot", "alarm", PROCS(0, 1), -SIGALRM, false, NULL, NULL);
+}
+
+/* The one-shot handler raises its signal again: without SA_NODEFER it
+ * waits until the handler returns, then ends the process; with it, the
+ * process ends inside the handler. */
+Test(sig, a_second_signal_in_a_one_shot_handler_takes_the_default_action, .timeout = TEST_TIMEOUT)
+{
+	compare("sig_oneshot", "second", PROCS(0, 1), -SIGUSR1, false, NULL, NULL);
+	compare("sig_oneshot", "nodefer", PROCS(0, 1), -SIGUSR1, false, NULL, NULL);
+}
