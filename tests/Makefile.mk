@@ -58,8 +58,9 @@ tests_compat_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_compat_tests_LDADD = $(CRITERION_LIBS)
 
 TESTS += tests/unit_tests tests/compat_tests tests/man.sh tests/deb.sh tests/glibc/symbols.sh \
-	tests/glibc/passthrough_forced.sh
+	tests/glibc/passthrough_forced.sh tests/configure_clean.sh
 EXTRA_DIST += tests/man.sh tests/deb.sh tests/glibc/symbols.sh tests/glibc/passthrough.txt \
+	tests/configure_clean.sh \
 	tests/glibc/run.sh tests/glibc/passthrough.sh tests/glibc/passthrough_forced.sh
 # One test at a time: the compat programs start thousands of threads and
 # the unit tests measure nothing, but both want the machine's cores.
