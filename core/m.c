@@ -360,7 +360,11 @@ int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size)
 	}
 	mp->lockedg = gp;
 	gp->lockedm = mp;
-	int err = os_thread_start(m_main, mp, G0_STACK_SIZE);
+	/* a real-time G's OS thread has its policy before it first runs */
+	int err = g_rt_policy(gp->schedpolicy)
+			  ? os_thread_start_sched(m_main, mp, G0_STACK_SIZE,
+						  gp->schedpolicy & ~SCHED_RESET_ON_FORK, gp->schedprio)
+			  : os_thread_start(m_main, mp, G0_STACK_SIZE);
 	if (err) {
 		mp->lockedg = NULL;
 		gp->lockedm = NULL;

@@ -31,6 +31,9 @@ static int (*real_pthread_attr_init)(pthread_attr_t *);
 static int (*real_pthread_attr_setstacksize)(pthread_attr_t *, size_t);
 static int (*real_pthread_attr_setdetachstate)(pthread_attr_t *, int);
 static int (*real_pthread_attr_destroy)(pthread_attr_t *);
+static int (*real_pthread_attr_setinheritsched)(pthread_attr_t *, int);
+static int (*real_pthread_attr_setschedpolicy)(pthread_attr_t *, int);
+static int (*real_pthread_attr_setschedparam)(pthread_attr_t *, const struct sched_param *);
 
 static void *must_resolve(const char *name)
 {
@@ -54,11 +57,14 @@ void os_init(void)
 	real_pthread_attr_setstacksize = must_resolve("pthread_attr_setstacksize");
 	real_pthread_attr_setdetachstate = must_resolve("pthread_attr_setdetachstate");
 	real_pthread_attr_destroy = must_resolve("pthread_attr_destroy");
+	real_pthread_attr_setinheritsched = must_resolve("pthread_attr_setinheritsched");
+	real_pthread_attr_setschedpolicy = must_resolve("pthread_attr_setschedpolicy");
+	real_pthread_attr_setschedparam = must_resolve("pthread_attr_setschedparam");
 	/* published last: its being set means the others are */
 	os_clock_gettime = must_resolve("clock_gettime");
 }
 
-int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize)
+static int thread_start(void *(*fn)(void *), void *arg, size_t stacksize, int policy, int prio)
 {
 	pthread_attr_t a;
 	pthread_t t;
@@ -68,8 +74,27 @@ int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize)
 	if (stacksize)
 		real_pthread_attr_setstacksize(&a, stacksize);
 	real_pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (policy >= 0) {
+		struct sched_param sp = {.sched_priority = prio};
+		real_pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+		real_pthread_attr_setschedpolicy(&a, policy);
+		real_pthread_attr_setschedparam(&a, &sp);
+	}
 	r = real_pthread_create(&t, &a, fn, arg);
 	real_pthread_attr_destroy(&a);
+	return r;
+}
+
+int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize)
+{
+	return thread_start(fn, arg, stacksize, -1, 0);
+}
+
+int os_thread_start_sched(void *(*fn)(void *), void *arg, size_t stacksize, int policy, int prio)
+{
+	int r = thread_start(fn, arg, stacksize, policy, prio);
+	if (r == EPERM || r == EINVAL)
+		r = thread_start(fn, arg, stacksize, -1, 0);	/* fn sets what it may */
 	return r;
 }
 

@@ -24,6 +24,12 @@ extern int (*os_clock_gettime)(clockid_t, struct timespec *);
  * fn(arg). Must be called with valid TLS (a G or a real thread, never g0).
  * Returns 0 or an errno value. */
 int os_thread_start(void *(*fn)(void *), void *arg, size_t stacksize);
+/* os_thread_start for a thread that starts with a real-time policy and
+ * priority, set from the caller's side before it runs (glibc's explicit
+ * scheduling): the kernel preempts the caller at once where the new
+ * thread outranks it on a CPU they share, as for NPTL's threads. Without
+ * the privilege the thread starts as os_thread_start's would. */
+int os_thread_start_sched(void *(*fn)(void *), void *arg, size_t stacksize, int policy, int prio);
 
 /* Kernel thread id of the calling OS thread. */
 int os_gettid(void);

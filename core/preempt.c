@@ -178,6 +178,25 @@ static bool ask(struct m *mp, int64_t now, int64_t *sent)
 	return sched_sig_send(tid, SCHED_SIG_PREEMPT);
 }
 
+bool sched_preempt_ordinary(void)
+{
+	if (!ready)
+		return false;
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		struct m *mp = __atomic_load_n(&pp->m, __ATOMIC_ACQUIRE);
+		struct g *gp = mp ? __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE) : NULL;
+		if (!gp || g_rt_policy(gp->schedpolicy))
+			continue;
+		/* at its next door if the signal finds it where it cannot
+		 * stop */
+		atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
+		int64_t sent;
+		return ask(mp, rt_nanotime(), &sent);
+	}
+	return false;
+}
+
 /* How long a G runs before a due timer of its P preempts it: the sleeper
  * it wakes runs soon after, without a whole slice's wait, and a G that
  * has just started is not switched away at once. */

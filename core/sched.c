@@ -844,7 +844,10 @@ struct p *sched_my_p(void)
 static void globrunq_put(struct g *gp)
 {
 	rt_lock(&sched.lock);
-	globrunq_put_locked(gp);
+	if (g_rt_runnable(gp))
+		rtq_put_locked(gp);	/* behind its equals, as the kernel's yield */
+	else
+		globrunq_put_locked(gp);
 	rt_unlock(&sched.lock);
 }
 
@@ -911,14 +914,56 @@ static bool handoff_spinning(struct g *gp, struct p *pp)
 	return false;
 }
 
-/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G: the
- * global queue's real-time part), or hand it to an M that looks for work
- * (handoff_spinning), and wake an M. */
+/* a runs at a real-time priority at least b's */
+static bool g_outranks(const struct g *a, const struct g *b)
+{
+	return g_rt_policy(a->schedpolicy) && a->schedprio >= b->schedprio;
+}
+
+/*
+ * A real-time G made runnable runs at once, where NPTL's thread would:
+ * its OS thread already carries its policy and priority (core/m.c), and
+ * an idle P goes straight to it, so the kernel weighs its wake-up
+ * against the readier's priority on the CPU they share (a creator or a
+ * poster of lower priority is preempted inside the call). Without an
+ * idle P it waits in the global queue's real-time part, and a P is
+ * freed for it: the readier's, when the readier runs at a lower
+ * priority (it gives way at its next door), else one running a G that
+ * is not real-time.
+ */
+static void ready_rt(struct g *gp, struct p *pp)
+{
+	struct m *lm = gp->lockedm;
+	rt_lock(&sched.lock);
+	struct p *idle = pidleget();
+	if (!idle)
+		rtq_put_locked(gp);
+	rt_unlock(&sched.lock);
+	if (idle) {
+		__atomic_store_n(&lm->nextp, idle, __ATOMIC_RELEASE);
+		note_wakeup(&lm->park);
+		return;
+	}
+	struct g *cur = pp && pp->m ? pp->m->curg : NULL;
+	if (cur && cur != gp && !g_outranks(cur, gp)) {
+		atomic_fetch_or_explicit(&cur->door, DOOR_PREEMPT, memory_order_relaxed);
+		return;
+	}
+	sched_preempt_ordinary();
+}
+
+/* Queue a RUNNABLE G on pp (NULL: the global queue; a real-time G:
+ * ready_rt), or hand it to an M that looks for work (handoff_spinning),
+ * and wake an M. */
 static void put_runnable(struct g *gp, struct p *pp, bool next)
 {
 	count_ia(gp);
 	bool rt = g_rt_runnable(gp);
-	if (pp && likely(!rt)) {
+	if (unlikely(rt)) {
+		ready_rt(gp, pp);
+		return;
+	}
+	if (pp) {
 		if (!handoff_spinning(gp, pp)) {
 			runq_put(pp, gp, next);
 			sched_wakep();
@@ -926,10 +971,7 @@ static void put_runnable(struct g *gp, struct p *pp, bool next)
 		return;
 	}
 	rt_lock(&sched.lock);
-	if (rt)
-		rtq_put_locked(gp);
-	else
-		globrunq_put_locked(gp);
+	globrunq_put_locked(gp);
 	rt_unlock(&sched.lock);
 	/*
 	 * As Go's injectglist without a P: start an M for an idle P even if

@@ -446,6 +446,10 @@ bool g_in_runtime(struct g *gp, void *uc);
  * timer not yet due on a running processor, 0 if none (sysmon looks
  * again then: nobody else will before that processor schedules). */
 int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due);
+/* Ask one P that runs a G without a real-time policy to give it up (a
+ * real-time G waits for a P): returns false when every P runs a
+ * real-time G or none could be asked. */
+bool sched_preempt_ordinary(void);
 /* The handler of sysmon's request (SCHED_SIG_PREEMPT), async-signal-safe,
  * on the signalled M: a G at a safe point is preempted. */
 void sched_sig_request(void *uc);

@@ -108,6 +108,18 @@ Test(posix, real_time_threads_run_in_priority_order, .timeout = TEST_TIMEOUT)
 	sub_same_as_nptl("posix_rt", "runorder", RUN_TIMEOUT);
 }
 
+/* On one CPU, main SCHED_FIFO 10: a thread created with an explicit
+ * SCHED_FIFO 20 runs before pthread_create returns, a SCHED_FIFO 20
+ * thread woken by sem_post before sem_post returns, and so does an
+ * ordinary one main raised to SCHED_FIFO 20 while it waited. libgmp ran
+ * the creator on first: the new thread's OS thread took its policy only
+ * once it ran, and a readied real-time thread waited for an M to find it
+ * in the queue. */
+Test(posix, a_higher_real_time_thread_preempts_its_creator_and_waker, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "preempt", RUN_TIMEOUT);
+}
+
 /* flock, lockf, fcntl(F_SETLKW), semop, semtimedop, msgrcv, msgsnd and
  * the waits for children answer as glibc's, whether they need to wait
  * or not (libgmp tries their non-blocking forms first). */

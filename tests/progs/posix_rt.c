@@ -28,6 +28,13 @@
  * at once: the higher priority runs first, and finds that the other has
  * not run yet.
  *
+ * "preempt": the process on one CPU, main SCHED_FIFO 10. A thread it
+ * creates with an explicit SCHED_FIFO 20 runs before pthread_create
+ * returns; a SCHED_FIFO 20 thread waiting on a semaphore runs before
+ * sem_post returns; an ordinary thread main raises to SCHED_FIFO 20
+ * while it waits runs before sem_post returns too. Each logs where it
+ * got to; main prints the log.
+ *
  * "unprivileged": main gives up root (user and group nobody), then a
  * real-time policy is refused as glibc refuses it: pthread_create with
  * an explicit SCHED_FIFO, pthread_setschedparam and sched_setscheduler
@@ -388,6 +395,87 @@ static int runorder(void)
 	return 0;
 }
 
+/* --- preempt --- */
+
+static const char *plog[64];
+static atomic_int nplog;
+static sem_t psem;
+
+static void plog_add(const char *what)
+{
+	int i = atomic_fetch_add(&nplog, 1);
+	if (i < 64)
+		plog[i] = what;
+}
+
+static void *created_high(void *arg)
+{
+	plog_add((const char *)arg);
+	return NULL;
+}
+
+/* waits on psem `arg` times, logging each wake-up */
+static void *waits_high(void *arg)
+{
+	static const char *woke[] = {"waiter woke 1", "waiter woke 2", "waiter woke 3"};
+	for (long i = 0; i < (long)arg; i++) {
+		while (sem_wait(&psem) != 0)
+			CHECK(errno == EINTR, "sem_wait: %s", strerror(errno));
+		plog_add(woke[i % 3]);
+	}
+	return NULL;
+}
+
+static int preempt(void)
+{
+	static const char *ran[] = {"created thread 1 ran", "created thread 2 ran",
+				    "created thread 3 ran"};
+	static const char *after[] = {"main: pthread_create 1 returned",
+				      "main: pthread_create 2 returned",
+				      "main: pthread_create 3 returned"};
+	static const char *posted[] = {"main: sem_post 1 returned", "main: sem_post 2 returned",
+				       "main: sem_post 3 returned"};
+	struct sched_param sp = {.sched_priority = 10};
+	CHECK(pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0, "setschedparam main");
+	pthread_attr_t a;
+	pthread_t t[3];
+	explicit_attr(&a, SCHED_FIFO, 20);
+	for (int i = 0; i < 3; i++) {
+		CHECK(pthread_create(&t[i], &a, created_high, (void *)ran[i]) == 0, "pthread_create");
+		plog_add(after[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_join(t[i], NULL) == 0, "join");
+
+	/* a real-time waiter: it waits before pthread_create returns */
+	CHECK(sem_init(&psem, 0, 0) == 0, "sem_init");
+	CHECK(pthread_create(&t[0], &a, waits_high, (void *)3L) == 0, "pthread_create");
+	for (int i = 0; i < 3; i++) {
+		CHECK(sem_post(&psem) == 0, "sem_post");
+		plog_add(posted[i]);
+	}
+	CHECK(pthread_join(t[0], NULL) == 0, "join");
+	pthread_attr_destroy(&a);
+
+	/* an ordinary waiter, raised while it waits */
+	CHECK(pthread_create(&t[0], NULL, waits_high, (void *)1L) == 0, "pthread_create");
+	/* main sleeps, so that it runs and waits (had it not got there,
+	 * the raise would run it at once, into the same wait: the log is
+	 * the same) */
+	usleep(20000);
+	sp.sched_priority = 20;
+	CHECK(pthread_setschedparam(t[0], SCHED_FIFO, &sp) == 0, "setschedparam waiter");
+	plog_add("main: raised the waiter");
+	CHECK(sem_post(&psem) == 0, "sem_post");
+	plog_add("main: sem_post 4 returned");
+	CHECK(pthread_join(t[0], NULL) == 0, "join");
+	int n = atomic_load(&nplog);
+	for (int i = 0; i < n && i < 64; i++)
+		printf("%s\n", plog[i]);
+	printf("PASS preempt\n");
+	return 0;
+}
+
 /* --- unprivileged --- */
 
 static void *unpriv_thread(void *arg)
@@ -454,6 +542,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "runorder") == 0) {
 		on_one_cpu(argv);
 		return runorder();
+	}
+	if (strcmp(mode, "preempt") == 0) {
+		on_one_cpu(argv);
+		return preempt();
 	}
 	CHECK(strcmp(mode, "rt") == 0, "unknown mode %s", mode);
 	pthread_t t;
