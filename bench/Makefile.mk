@@ -15,7 +15,7 @@ BENCH_PROGS = bench/create_join bench/burst bench/sleepers bench/concurrent benc
 	bench/cond_pingpong bench/mutex_uncontended bench/mutex_contention bench/prodcons \
 	bench/pipe_pingpong bench/echo_server bench/echo_load bench/file_compute \
 	bench/syscall_latency bench/cpu_fairness bench/timer_lateness bench/start_latency \
-	bench/page_floor bench/startup bench/rt_churn
+	bench/page_floor bench/startup bench/rt_churn bench/pshared
 check_PROGRAMS += $(BENCH_PROGS)
 bench_create_join_LDADD = -lpthread
 bench_burst_LDADD = -lpthread
@@ -37,6 +37,7 @@ bench_cpu_fairness_LDADD = -lpthread
 bench_timer_lateness_LDADD = -lpthread
 bench_start_latency_LDADD = -lpthread
 bench_rt_churn_LDADD = -lpthread
+bench_pshared_LDADD = -lpthread
 EXTRA_DIST += bench/go/common.go bench/go/create_join.go bench/go/burst.go bench/go/cond_pingpong.go \
 	bench/go/echo_server.go bench/go/maxthreads.go
 EXTRA_DIST += bench/bench.h bench/lib.sh bench/run.sh bench/sweep.sh bench/smoke.sh bench/README.md \

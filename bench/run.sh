@@ -111,7 +111,8 @@ for p in "$gmprun" "$top/bench/create_join" "$top/bench/burst" "$top/bench/sleep
 	"$top/bench/mutex_uncontended" "$top/bench/mutex_contention" "$top/bench/prodcons" \
 	"$top/bench/pipe_pingpong" "$top/bench/echo_server" "$top/bench/echo_load" \
 	"$top/bench/file_compute" "$top/bench/syscall_latency" "$top/bench/cpu_fairness" \
-	"$top/bench/timer_lateness" "$top/bench/start_latency" "$top/bench/rt_churn"; do
+	"$top/bench/timer_lateness" "$top/bench/start_latency" "$top/bench/rt_churn" \
+	"$top/bench/pshared"; do
 	[ -x "$p" ] || { echo "run.sh: $p is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -n "$procs" ] && export GMPMAXPROCS=$procs
@@ -177,7 +178,9 @@ start_latency@1|1 256 2000|30|$reps
 start_latency@4|4 256 2000|30|$reps
 start_latency@4p|1 256 2000 800 4|30|$reps
 rt_churn@1|1 2 2000|30|$reps
-rt_churn@4|4 2 2000|30|$reps"
+rt_churn@4|4 2 2000|30|$reps
+pshared@pingpong|pingpong 2000|30|$reps
+pshared@broadcast|broadcast 50|30|$reps"
 else
 	plan="create_join|20000|120|$reps
 burst|10000 5|120|$reps
@@ -203,7 +206,9 @@ start_latency@1|1 1024 20000|60|$reps
 start_latency@4|4 1024 20000|90|$reps
 start_latency@4p|1 1024 20000 800 4|90|$reps
 rt_churn@1|1 2 50000|60|$reps
-rt_churn@4|4 2 50000|90|$reps"
+rt_churn@4|4 2 50000|90|$reps
+pshared@pingpong|pingpong 20000|60|$reps
+pshared@broadcast|broadcast 500|90|$reps"
 fi
 if [ $maxthreads = 1 ]; then
 	plan="$plan
@@ -519,6 +524,19 @@ END {
 		measure(w, lbl, "one loop, median µs", "median_us", "%.2f", 1, "time")
 		measure(w, lbl, "one loop, p99 µs", "p99_us", "%.2f", 1, "time")
 	}
+	if (order["pshared@pingpong"]) {
+		w = "pshared@pingpong"
+		lbl = "pshared ping-pong (2 processes, " size(w, "n") " round trips through two process-shared semaphores)"
+		measure(w, lbl, "round trips per second, thousands", "round_trips_per_sec", "%.1f", 1e3, "rate")
+		measure(w, lbl, "one round trip, p99 µs", "p99_us", "%.1f", 1, "time")
+	}
+	if (order["pshared@broadcast"]) {
+		w = "pshared@broadcast"
+		lbl = "pshared broadcast (" size(w, "procs") " processes x " size(w, "threads") \
+			" waiters on one process-shared condition variable, " size(w, "rounds") " rounds)"
+		measure(w, lbl, "rounds per second (all waiters woken and answered)", "rounds_per_sec", "%.0f", 1, "rate")
+		measure(w, lbl, "one round, p99 µs", "p99_us", "%.0f", 1, "time")
+	}
 	print ""
 	nf = 0
 	for (i = 1; i <= nw; i++) for (x = 1; x <= 2; x++) {
@@ -704,7 +722,7 @@ function kernel_work(    i, w, n, d, unit, path, k, ks, nk, line) {
 		w = ws[i]
 		if (!has(w, "libgmp", "rt_context_switches")) continue
 		# their threads run in child processes, whose counts are not these
-		if (w ~ /^rt_churn/ || w == "start_latency@4p") continue
+		if (w ~ /^rt_churn/ || w ~ /^pshared/ || w == "start_latency@4p") continue
 		n = op_count(w); unit = op_name(w)
 		sw = median(w, "libgmp", "rt_context_switches")
 		if (n == "" || n <= 0) { n = sw; unit = "switch" }

@@ -152,6 +152,11 @@ run start_latency processes=2 1 16 200 800 2
 # it says skipped=EPERM, which passes too.
 run rt_churn procs=2 2 2 200
 
+# Process-shared semaphores and a condition variable across processes,
+# each with its own libgmp.
+run pshared mode=pingpong pingpong 200
+run pshared mode=broadcast broadcast 10 2 4
+
 # What loading libgmp adds to a program's start (it spawns /bin/true).
 run startup lib=plain -n 10 "$top/.libs/libgmp.so"
 rm -f "$out"

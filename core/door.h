@@ -74,6 +74,15 @@ static inline void gmp_init(void)
 /* --- what the doors do ----------------------------------------------------- */
 
 void g_syscall_exit(void);
+/*
+ * g_syscall_exit without waiting for a P: when none is free, false, and
+ * the G goes on in its system call, its M without a P, until its next
+ * door takes one back (door_sync). For the return from a wait that hands
+ * the G something others wait for (a process-shared mutex, taken again
+ * by glibc's condition wait): the G runs at once and lets go of it,
+ * instead of queueing for a P while holding it.
+ */
+bool g_syscall_exit_try(void);
 
 /* Serve g->door's requests (and nothing while gp is inside libgmp, runs
  * a signal handler, or is a vfork child on its parent's memory); the
@@ -298,6 +307,10 @@ void g_syscall_enter(void);
 /* g_syscall_enter for a call about to block: the P is handed on at once,
  * not when sysmon next looks (Go's entersyscallblock). */
 void g_syscall_enter_block(void);
+/* g_syscall_enter for a wait that lasts (a process-shared object's, in
+ * the kernel: core/kwait.h): the P is handed on at once even when nobody
+ * waits for it, so that sysmon has nothing to retake. */
+void g_syscall_enter_wait(void);
 /*
  * GMP_BLOCKING for a call with a non-blocking form: `try` (that form, of
  * type T) first, on the P; when `wouldblock` (an expression of r_ and

@@ -180,8 +180,16 @@ struct g {
 	 * pause); 0 otherwise. core/sigq.c. */
 	_Atomic uint64_t sigwant;
 	uint32_t nhandled;		/* signal handlers run on it (owner) */
+	/* ... of them, handlers installed without SA_RESTART (owner) */
+	uint32_t nhandled_intr;
 	int cancelstate, canceltype;	/* owned by the G */
 	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
+	/* A wait in the kernel on a process-shared object, made by glibc's
+	 * own code (core/kwait.h): which kind, on what, and how many
+	 * interrupters are at work on it. */
+	_Atomic uint8_t kwait;
+	void *kwait_obj;
+	_Atomic uint32_t kwait_users;
 	bool keys_used;			/* a key value was ever set */
 	/* The G's set_tid_address (clear_tid_set: it was called): the word
 	 * is written 0 and woken when the G ends, as the kernel does for a

@@ -49,7 +49,34 @@ void g_syscall_enter(void)
 	sysmon_syscall_entered();
 }
 
-void g_syscall_enter_block(void)
+/* Let go of pp, left in P_SYSCALL by the G that entered a call: to an M
+ * if there is work for it, or timers or the network to watch; otherwise
+ * to the idle list, where whoever makes work next finds it (sched_wakep),
+ * unless a G was queued meanwhile by an M that found no idle P
+ * (exitsyscall0, under the same lock). The CAS fails only if sysmon took
+ * the P first. */
+static void free_p(struct p *pp, bool work)
+{
+	uint32_t st = P_SYSCALL;
+	if (!cas(&pp->status, &st, (uint32_t)P_IDLE))
+		return;
+	if (work || ld_rlx(&pp->timers.minwhen) || netpoll_any_waiters()) {
+		handoffp(pp);
+		return;
+	}
+	rt_lock(&sched.lock);
+	if (ld_rlx(&sched.runqsize) != 0 || !runq_empty(pp)) {
+		rt_unlock(&sched.lock);
+		handoffp(pp);
+		return;
+	}
+	pidleput(pp);
+	rt_unlock(&sched.lock);
+}
+
+/* g_syscall_enter, the P let go of at once when always, or when work
+ * waits for it */
+static void enter_letting_go(bool always)
 {
 	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
@@ -57,12 +84,22 @@ void g_syscall_enter_block(void)
 	struct p *pp = gp->m->p;
 	bool work = !runq_empty(pp) || ld_rlx(&sched.runqsize) != 0;
 	g_syscall_enter();
+	if (work || always)
+		free_p(pp, work);
+}
+
+void g_syscall_enter_block(void)
+{
 	/* nobody waits for the P: sysmon hands it on if that changes while
-	 * the call lasts, as for any call; otherwise, as sysmon's retake, by
-	 * the G itself (the CAS fails only if sysmon took the P first) */
-	uint32_t st = P_SYSCALL;
-	if (work && cas(&pp->status, &st, (uint32_t)P_IDLE))
-		handoffp(pp);
+	 * the call lasts, as for any call */
+	enter_letting_go(false);
+}
+
+void g_syscall_enter_wait(void)
+{
+	/* a wait that lasts: sysmon has nothing to retake while such waits
+	 * come and go */
+	enter_letting_go(true);
 }
 
 /* g0 half of a return from a system call whose P was taken: queue the G
@@ -88,13 +125,10 @@ static void exitsyscall0(void *arg)
 	schedule(mp);
 }
 
-void g_syscall_exit(void)
+/* g_syscall_exit without waiting: false, the G still in its system call
+ * (its M without a P), when no P is free. */
+static bool exit_fast(struct g *gp)
 {
-	struct g *gp = getg();
-	/* a call back into libgmp from inside the system call took the P
-	 * back already (door_sync) */
-	if (g_status(gp) != G_SYSCALL)
-		return;
 	struct m *mp = gp->m;
 	trace_ev(mp, TR_SYSRET, gp, 0);
 	struct p *pp = mp->oldp;
@@ -112,7 +146,7 @@ void g_syscall_exit(void)
 			st_rlx(&pp->preempt_req, false);
 			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
 		}
-		return;
+		return true;
 	}
 	rt_lock(&sched.lock);
 	struct p *p2 = pidleget();
@@ -120,9 +154,29 @@ void g_syscall_exit(void)
 	if (p2) {
 		acquirep(mp, p2);
 		g_casstatus(gp, G_SYSCALL, G_RUNNING);
-		return;
+		return true;
 	}
-	gmp_ctx_mcall(&gp->ctx, mp->g0_top, exitsyscall0, gp);
+	mp->oldp = pp;
+	return false;
+}
+
+bool g_syscall_exit_try(void)
+{
+	struct g *gp = getg();
+	return g_status(gp) != G_SYSCALL || exit_fast(gp);
+}
+
+void g_syscall_exit(void)
+{
+	struct g *gp = getg();
+	/* a call back into libgmp from inside the system call took the P
+	 * back already (door_sync) */
+	if (g_status(gp) != G_SYSCALL)
+		return;
+	if (exit_fast(gp))
+		return;
+	gp->m->oldp = NULL;
+	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, exitsyscall0, gp);
 }
 
 /* Take pp, left in P_SYSCALL, from the M in the call and hand it on,

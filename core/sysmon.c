@@ -13,6 +13,7 @@
 #include "core/netpoll.h"
 #include "core/os.h"
 #include "core/sched.h"
+#include "core/kwait.h"
 #include "core/sigq.h"
 
 #include <signal.h>
@@ -124,6 +125,8 @@ static void serve_spawns(void)
  * and no OS thread in the process but libgmp's (a thread glibc made may
  * still call in). Returns true to be called again DEAD_CONFIRM_NS later. */
 #define DEAD_CONFIRM_NS 100000000
+/* how soon sysmon interrupts again a wait whose cancellation is pending */
+#define KWAIT_RECHECK_NS 10000000
 static bool dead_reported;
 static int64_t dead_since, dead_sw;
 
@@ -222,6 +225,7 @@ static void *sysmon_main(void *arg)
 		int64_t next_due;
 		sched_preempt_long(now, &waiting, &next_due);
 		adapt_procs(now);
+		bool kwaits = kwait_recheck();
 		if (sched_retake(now) + sched_retake_blocked(now))
 			idle = 0;
 		else
@@ -244,6 +248,11 @@ static void *sysmon_main(void *arg)
 			fence_seq();
 			if (all_idle())
 				sleep = -1;
+		}
+		/* a cancellation that has yet to get its G out of a wait */
+		if (kwaits && (sleep < 0 || sleep > KWAIT_RECHECK_NS)) {
+			st_rlx(&sysmon_deep, 0);
+			sleep = KWAIT_RECHECK_NS;
 		}
 		if (next_trace && (sleep < 0 || next_trace - now < sleep))
 			sleep = next_trace - now;

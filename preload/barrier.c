@@ -65,8 +65,8 @@ GMP_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
 GMP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	GMP_ENTRY(pthread_barrier_wait, b);
-	if (glibcs(b))	/* glibc's may block the OS thread: hand the P on */
-		return GMP_BLOCKING(int, false, real_pthread_barrier_wait(b));
+	if (glibcs(b))	/* glibc's waits in the kernel: the P is handed on at once */
+		return GMP_BLOCKING_NOW(int, false, real_pthread_barrier_wait(b));
 	struct gbarrier *g = gb(b);
 	struct wq_bucket *q = wq_lock(b);
 	if (++g->arrived == g->count) {

@@ -14,9 +14,12 @@
  * unwinds the G from there, as glibc's handler does. Otherwise the
  * cancellation acts at the G's next cancellation point, as do
  * cancellations of asynchronous Gs that are not running, and waits that
- * are not cancellation points (a mutex) see it when interrupted.
+ * are not cancellation points (a mutex) see it when interrupted. A G
+ * waiting in the kernel on a process-shared condition variable or
+ * semaphore (glibc's code) is interrupted there (core/kwait.h).
  */
 #include "preload/runtime.h"
+#include "core/kwait.h"
 #include "core/os.h"
 #include "core/sched.h"
 
@@ -127,6 +130,13 @@ GMP_EXPORT int pthread_cancel(pthread_t th)
 		g_ready_any(t);
 	else if (is_async(t))
 		cancel_async(t);
+	/* one waiting in the kernel on a process-shared object: stored
+	 * cancel_pending, then read kwait (kwait_begin does the reverse) */
+	fence_seq();
+	if (ld_acq(&t->kwait) && t->cancelstate == PTHREAD_CANCEL_ENABLE) {
+		kwait_interrupt(t);
+		sysmon_kick();	/* it interrupts again if this came too early */
+	}
 	return 0;
 }
 

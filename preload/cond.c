@@ -21,6 +21,7 @@
  * under NPTL.
  */
 #include "preload/sync.h"
+#include "core/kwait.h"
 #include "core/sched.h"
 #include "core/waitq.h"
 
@@ -71,17 +72,19 @@ static int cond_signal(pthread_cond_t *c)
 
 GMP_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	GMP_ENTRY(pthread_cond_signal, c);
+	GMP_PASS(pthread_cond_signal, c);
 	if (cflags(c) & COND_SHARED)
-		return real_pthread_cond_signal(c);
+		return real_pthread_cond_signal(c);	/* glibc's: no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	return cond_signal(c);
 }
 
 GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	GMP_ENTRY(pthread_cond_broadcast, c);
+	GMP_PASS(pthread_cond_broadcast, c);
 	if (cflags(c) & COND_SHARED)
-		return real_pthread_cond_broadcast(c);
+		return real_pthread_cond_broadcast(c);	/* glibc's: no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	if (!__atomic_load_n(nwait(c), __ATOMIC_SEQ_CST))
 		return 0;
 	struct wq_bucket *b = wq_lock(c);
@@ -94,34 +97,34 @@ GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 }
 
 /*
- * A process-shared condvar is glibc's. A G waits in glibc as in a system
- * call that may block (its P is handed on), at most a POLL_NS at a time
- * so that a cancellation is seen, then returns as from a spurious
- * wake-up, after letting the other Gs of its P run.
+ * A process-shared condvar is glibc's: a G waits in glibc's code, in the
+ * kernel, as a system call whose P is handed on at once (core/kwait.h).
+ * A cancellation broadcasts to get it out; it then returns with the
+ * mutex held, and acts on the cancellation here, as NPTL's cleanup does
+ * (a wake-up it took is passed on, not swallowed).
  */
-#define POLL_NS 1000000
-
 static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 		      const struct timespec *abs)
 {
-	if (!getg()) {
+	struct g *gp = getg();
+	if (!gp) {
 		if (!abs)
 			return real_pthread_cond_wait(c, m);
 		return real_pthread_cond_clockwait(c, m, clk, abs);
 	}
-	int64_t now = rt_nanotime(), deadline = 0, until = now + POLL_NS;
-	if (abs) {
-		int e = timer_deadline(clk, abs, &deadline);
-		if (e)
-			return e;
-		if (deadline < until)
-			until = deadline;
-	}
-	struct timespec ts = {until / 1000000000, until % 1000000000};
-	int r = GMP_BLOCKING(int, false, real_pthread_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts));
-	if (r == ETIMEDOUT && until != deadline) {
-		g_yield_local();
-		r = 0;
+	if (!kwait_begin(gp, KWAIT_COND, c))
+		door_testcancel(gp);
+	g_syscall_enter_wait();
+	int r = abs ? real_pthread_cond_clockwait(c, m, clk, abs) : real_pthread_cond_wait(c, m);
+	/* it holds the mutex again, which others (in other processes too)
+	 * wait for: it runs on at once, with a P or not (the next door
+	 * takes one back) */
+	g_syscall_exit_try();
+	kwait_end(gp);
+	if (ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE) {
+		if (r == 0)
+			real_pthread_cond_signal(c);
+		door_testcancel(gp);
 	}
 	return r;
 }
@@ -178,29 +181,32 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 GMP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	GMP_ENTRY(pthread_cond_wait, c, m);
+	GMP_PASS(pthread_cond_wait, c, m);
 	if (cflags(c) & COND_SHARED)
-		return wait_glibc(c, m, 0, NULL);
+		return wait_glibc(c, m, 0, NULL);	/* no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	return cond_wait(c, m, -1, NULL);
 }
 
 GMP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				      const struct timespec *abs)
 {
-	GMP_ENTRY(pthread_cond_timedwait, c, m, abs);
+	GMP_PASS(pthread_cond_timedwait, c, m, abs);
 	unsigned f = cflags(c);
-	if (f & COND_SHARED)
+	if (f & COND_SHARED)	/* no door (kwait.h) */
 		return wait_glibc(c, m, (f & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
+	GMP_LIB_SCOPE;
 	return cond_wait(c, m, (f & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
 
 GMP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				      const struct timespec *abs)
 {
-	GMP_ENTRY(pthread_cond_clockwait, c, m, clk, abs);
+	GMP_PASS(pthread_cond_clockwait, c, m, clk, abs);
 	if (!sync_clock_ok(clk))
 		return EINVAL;
 	if (cflags(c) & COND_SHARED)
-		return wait_glibc(c, m, clk, abs);
+		return wait_glibc(c, m, clk, abs);	/* no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	return cond_wait(c, m, clk, abs);
 }

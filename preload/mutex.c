@@ -50,6 +50,7 @@
  * glibc's elision flags. Robust (16), priority-protect (64) and
  * process-shared (128) mutexes are glibc's. */
 #define KIND_OURS	(3u | 32u | 256u | 512u)
+#define KIND_ROBUST	16u
 
 static inline _Atomic uint32_t *mstate(pthread_mutex_t *m)
 {
@@ -414,16 +415,32 @@ static int pp_dedicate(pthread_mutex_t *m)
 	return 0;
 }
 
+static int lock_glibc_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+{
+	return abs ? real_pthread_mutex_clocklock(m, clk, abs) : real_pthread_mutex_lock(m);
+}
+
 static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	int err = pp_dedicate(m);
 	if (err)
 		return err;
-	/* glibc may block the OS thread: as a system call, whose P is handed
-	 * on (the holder may be queued on it) */
-	if (!abs)
-		return GMP_BLOCKING(int, false, real_pthread_mutex_lock(m));
-	return GMP_BLOCKING(int, false, real_pthread_mutex_clocklock(m, clk, abs));
+	/* glibc's lock, first without waiting; then it waits in the kernel
+	 * on the mutex's word, as a system call whose P is handed on at once
+	 * (the holder may be queued on it) */
+	if (abs && !sync_clock_ok(clk))
+		return EINVAL;	/* glibc's answer before it tries the lock */
+	/* (not a robust one: glibc's trylock of a robust mutex that is not
+	 * recoverable leaves it locked, where its lock leaves it free) */
+	bool robust = __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_ROBUST;
+	int r = robust ? EBUSY : real_pthread_mutex_trylock(m);
+	if (r != EBUSY || !getg())
+		return r == EBUSY ? lock_glibc_wait(m, clk, abs) : r;
+	g_syscall_enter_wait();
+	r = lock_glibc_wait(m, clk, abs);
+	/* it holds the mutex: it runs on at once (g_syscall_exit_try) */
+	g_syscall_exit_try();
+	return r;
 }
 
 /* --- the API ------------------------------------------------------------------ */

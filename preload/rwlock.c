@@ -248,16 +248,24 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 	return r;
 }
 
-/* A process-shared rwlock is glibc's: a G waits in glibc as in a system
- * call that may block (its P is handed on). */
+/* A process-shared rwlock is glibc's: glibc's lock without waiting
+ * first, then a wait in the kernel on the lock's own words, as a system
+ * call whose P is handed on at once. */
 static int lock_glibc(pthread_rwlock_t *rw, bool writer, clockid_t clk, const struct timespec *abs)
 {
+	if (abs && !sync_clock_ok(clk))
+		return EINVAL;	/* glibc's answer before it tries the lock */
 	if (abs)
-		return GMP_BLOCKING(int, false,
-				    writer ? real_pthread_rwlock_clockwrlock(rw, clk, abs)
-					   : real_pthread_rwlock_clockrdlock(rw, clk, abs));
-	return GMP_BLOCKING(int, false,
-			    writer ? real_pthread_rwlock_wrlock(rw) : real_pthread_rwlock_rdlock(rw));
+		return GMP_BLOCKING_TRY(int, false,
+					writer ? real_pthread_rwlock_trywrlock(rw)
+					       : real_pthread_rwlock_tryrdlock(rw),
+					r_ == EBUSY,
+					writer ? real_pthread_rwlock_clockwrlock(rw, clk, abs)
+					       : real_pthread_rwlock_clockrdlock(rw, clk, abs));
+	return GMP_BLOCKING_TRY(int, false,
+				writer ? real_pthread_rwlock_trywrlock(rw) : real_pthread_rwlock_tryrdlock(rw),
+				r_ == EBUSY,
+				writer ? real_pthread_rwlock_wrlock(rw) : real_pthread_rwlock_rdlock(rw));
 }
 
 GMP_EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)

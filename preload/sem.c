@@ -18,6 +18,7 @@
  * a signal handler ends them with EINTR, as under glibc.
  */
 #include "preload/sync.h"
+#include "core/kwait.h"
 #include "core/sched.h"
 #include "core/waitq.h"
 
@@ -80,9 +81,10 @@ GMP_EXPORT int sem_destroy(sem_t *s)
 
 GMP_EXPORT int sem_post(sem_t *s)
 {
-	GMP_ENTRY(sem_post, s);
+	GMP_PASS(sem_post, s);
 	if (glibcs(s))
-		return real_sem_post(s);
+		return real_sem_post(s);	/* glibc's: no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	struct gsem *g = gs(s);
 	uint32_t v = __atomic_load_n(&g->value, __ATOMIC_RELAXED);
 	do {
@@ -104,9 +106,10 @@ GMP_EXPORT int sem_post(sem_t *s)
 
 GMP_EXPORT int sem_trywait(sem_t *s)
 {
-	GMP_ENTRY(sem_trywait, s);
+	GMP_PASS(sem_trywait, s);
 	if (glibcs(s))
-		return real_sem_trywait(s);
+		return real_sem_trywait(s);	/* glibc's: no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	if (take(gs(s)))
 		return 0;
 	errno = EAGAIN;
@@ -173,59 +176,70 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 }
 
 /*
- * A semaphore that is glibc's (process-shared, named): glibc's sem_wait
- * would block the OS thread in a wait libgmp's cancellation cannot
- * interrupt, so a G tries and sleeps (parked on a timer) between tries,
- * 20 us at first, doubling up to 1 ms. Returns 0, ETIMEDOUT at the
- * deadline (0: none), or EINTR after a signal handler ran; a pending
- * cancellation acts.
+ * A semaphore that is glibc's (process-shared, named) is waited on in the
+ * kernel, on its own word, by glibc's code, as a system call whose P is
+ * handed on at once (core/kwait.h): the kernel wakes the waiters in its
+ * order, real-time priorities first. The wait is always a timed one, a
+ * deadline years away when the program gave none, because a handler
+ * then ends it with EINTR whatever its SA_RESTART: libgmp's own signals
+ * and a cancellation's (kwait_interrupt) get the G out. It goes back in
+ * unless a handler of the program ended the wait as the kernel ends
+ * glibc's: any handler when the program gave a deadline, one without
+ * SA_RESTART when it did not.
  */
-#define POLL_MIN_NS 20000
-#define POLL_MAX_NS 1000000
-
-static int poll_glibc(sem_t *s, int64_t deadline)
-{
-	struct g *gp = getg();
-	int64_t pause = POLL_MIN_NS;
-	for (;;) {
-		if (real_sem_trywait(s) == 0)
-			return 0;
-		if (errno != EAGAIN)
-			return errno;
-		int64_t now = rt_nanotime();
-		if (deadline && now >= deadline)
-			return ETIMEDOUT;
-		int64_t until = now + pause;
-		if (deadline && until > deadline)
-			until = deadline;
-		g_sleep_until(until);
-		door_testcancel(gp);
-		if (door_signals(gp))
-			return EINTR;
-		if (pause < POLL_MAX_NS)
-			pause *= 2;
-	}
-}
+#define FAR_NS (1000000000LL * 1000000000LL)	/* about 31 years */
 
 static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
-	if (!getg()) {
+	struct g *gp = getg();
+	if (!gp) {
 		if (!abs)
 			return real_sem_wait(s);
 		return real_sem_clockwait(s, clk, abs);
 	}
-	int64_t deadline = 0;
-	if (abs && (!sync_clock_ok(clk) || timer_deadline(clk, abs, &deadline))) {
-		errno = EINVAL;
+	door_testcancel(gp);
+	int e0 = errno;
+	if (real_sem_trywait(s) == 0)
+		return 0;
+	if (errno != EAGAIN)
+		return -1;	/* glibc's error */
+	errno = e0;
+	struct timespec far;
+	if (!abs) {
+		int64_t t = rt_nanotime() + FAR_NS;
+		far.tv_sec = t / 1000000000;
+		far.tv_nsec = t % 1000000000;
+		clk = CLOCK_MONOTONIC;
+	}
+	for (;;) {
+		uint32_t handled = gp->nhandled, intr = gp->nhandled_intr;
+		if (!kwait_begin(gp, KWAIT_SEM, s))
+			door_testcancel(gp);
+		g_syscall_enter_wait();
+		int r = real_sem_clockwait(s, clk, abs ? abs : &far);
+		int e = errno;
+		if (r == 0) {
+			/* it runs on at once (g_syscall_exit_try) */
+			g_syscall_exit_try();
+			kwait_end(gp);
+			return 0;
+		}
+		g_syscall_exit();
+		kwait_end(gp);
+		if (e == EINTR) {
+			door_testcancel(gp);
+			/* and the handlers of signals routed to it meanwhile */
+			door_signals(gp);
+			if (gp->nhandled == handled)
+				continue;	/* libgmp's own signal */
+			if (!abs && gp->nhandled_intr == intr)
+				continue;	/* SA_RESTART handlers, no deadline */
+		} else if (e == ETIMEDOUT && !abs) {
+			continue;	/* the far deadline */
+		}
+		errno = e;
 		return -1;
 	}
-	door_testcancel(getg());
-	int r = poll_glibc(s, deadline);
-	if (r) {
-		errno = r;
-		return -1;
-	}
-	return 0;
 }
 
 static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
@@ -249,24 +263,27 @@ static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
 
 GMP_EXPORT int sem_wait(sem_t *s)
 {
-	GMP_ENTRY(sem_wait, s);
+	GMP_PASS(sem_wait, s);
 	if (glibcs(s))
-		return wait_glibc(s, CLOCK_REALTIME, NULL);
+		return wait_glibc(s, CLOCK_REALTIME, NULL);	/* no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	return sem_wait_common(s, CLOCK_REALTIME, NULL);
 }
 
 GMP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
-	GMP_ENTRY(sem_timedwait, s, abs);
+	GMP_PASS(sem_timedwait, s, abs);
 	if (glibcs(s))
-		return wait_glibc(s, CLOCK_REALTIME, abs);
+		return wait_glibc(s, CLOCK_REALTIME, abs);	/* no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	return sem_wait_common(s, CLOCK_REALTIME, abs);
 }
 
 GMP_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
-	GMP_ENTRY(sem_clockwait, s, clk, abs);
+	GMP_PASS(sem_clockwait, s, clk, abs);
 	if (glibcs(s))
-		return wait_glibc(s, clk, abs);
+		return wait_glibc(s, clk, abs);	/* no door (kwait.h) */
+	GMP_LIB_SCOPE;
 	return sem_wait_common(s, clk, abs);
 }

@@ -175,6 +175,10 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		if (gp->m)
 			gp->m->kmask = ~(uint64_t)0;
 		saved = handler_mask_enter(gp, sig);
+		/* a wait libgmp restarts itself ends for this one as the
+		 * kernel's would (preload/sem.c) */
+		if (is_handler(&user_act[sig]) && !(user_act[sig].sa_flags & SA_RESTART))
+			gp->nhandled_intr++;
 	}
 	call_handler(sig, info, uc);
 	if (gp) {

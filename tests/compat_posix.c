@@ -127,3 +127,50 @@ Test(posix, calls_that_wait_in_the_kernel_answer_as_glibcs, .timeout = TEST_TIME
 {
 	sub_same_as_nptl("posix_misc", "waits", RUN_TIMEOUT);
 }
+
+/* ---- process-shared objects --------------------------------------------------------------- */
+
+/* A thread cancelled while it waits on a process-shared condition
+ * variable (realtime and monotonic clocks, with and without a deadline)
+ * or semaphore (unnamed, with and without a deadline, and named) ends
+ * PTHREAD_CANCELED, the condition variable's cleanup with the mutex held,
+ * another waiter undisturbed. libgmp's waits there could not be
+ * cancelled: the thread went on waiting. */
+Test(posix, cancelling_waits_on_process_shared_objects, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_pshared", "cancel", RUN_TIMEOUT);
+}
+
+/* Process-shared condition variable, semaphore, mutex and rwlock waits
+ * time out with ETIMEDOUT, and invalid deadlines and clocks are refused
+ * as glibc refuses them. A condition wait with a deadline returned 0
+ * where it should have timed out. */
+Test(posix, process_shared_waits_time_out, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_pshared", "timeout", RUN_TIMEOUT);
+}
+
+/* A handler without SA_RESTART ends a process-shared sem_wait with EINTR,
+ * one with SA_RESTART does not (the wait takes the post), but ends
+ * sem_timedwait; a condition wait goes on after a handler. libgmp ended
+ * sem_wait for the SA_RESTART handler too. */
+Test(posix, signals_reach_process_shared_waits_as_under_nptl, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_pshared", "signal", RUN_TIMEOUT);
+}
+
+/* Across processes: a semaphore ping-pong, a broadcast to 12 waiters in 3
+ * processes, a mutex counting for 3 processes. */
+Test(posix, process_shared_objects_across_processes, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_pshared", "procs", RUN_TIMEOUT);
+}
+
+/* Real-time threads waiting on process-shared mutexes, semaphores and
+ * condition variables are woken highest priority first, equals in
+ * arrival order, as the kernel's futex queues do. libgmp polled the
+ * semaphore: arrival order. */
+Test(posix, process_shared_waits_wake_in_priority_order, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "pwakeorder", RUN_TIMEOUT);
+}

@@ -13,6 +13,8 @@ check_PROGRAMS += tests/progs/posix_misc
 tests_progs_posix_misc_LDADD = $(PROG_LIBS)
 check_PROGRAMS += tests/progs/posix_rt
 tests_progs_posix_rt_LDADD = $(PROG_LIBS)
+check_PROGRAMS += tests/progs/posix_pshared
+tests_progs_posix_pshared_LDADD = $(PROG_LIBS)
 
 check_PROGRAMS += tests/compat_posix
 tests_compat_posix_SOURCES = tests/compat_posix.c tests/harness.c tests/harness.h

@@ -23,6 +23,9 @@
  * thread's sleep cannot be seen the same way where it shares its OS
  * thread with main.)
  *
+ * "pwakeorder": the same with process-shared objects (mutex, semaphore,
+ * condition variable), which wait in the kernel on the object's word.
+ *
  * "runorder": the process on one CPU, main (SCHED_OTHER) wakes a
  * SCHED_FIFO 10 thread and a SCHED_RR 20 one from a condition variable
  * at once: the higher priority runs first, and finds that the other has
@@ -241,12 +244,28 @@ static void await_asleep(int i)
 	}
 }
 
+static bool pshared;	/* the objects are process-shared (pwakeorder) */
+
+/* mx and cv afresh, process-shared or not */
+static void init_objects(void)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	CHECK(pthread_mutexattr_init(&ma) == 0 && pthread_condattr_init(&ca) == 0, "attr init");
+	int how = pshared ? PTHREAD_PROCESS_SHARED : PTHREAD_PROCESS_PRIVATE;
+	CHECK(pthread_mutexattr_setpshared(&ma, how) == 0, "mutexattr_setpshared");
+	CHECK(pthread_condattr_setpshared(&ca, how) == 0, "condattr_setpshared");
+	CHECK(pthread_mutex_init(&mx, &ma) == 0, "mutex_init");
+	CHECK(pthread_cond_init(&cv, &ca) == 0, "cond_init");
+}
+
 static void wake_order(enum kind k)
 {
 	kind = k;
 	atomic_store(&norder, 0);
 	atomic_store(&fword, 0);
-	CHECK(sem_init(&sem, 0, 0) == 0, "sem_init");
+	init_objects();
+	CHECK(sem_init(&sem, pshared, 0) == 0, "sem_init");
 	if (k == K_MUTEX)
 		CHECK(pthread_mutex_lock(&mx) == 0, "lock");
 	pthread_t t[NWAIT];
@@ -321,6 +340,18 @@ static int wakeorder(void)
 	for (enum kind k = 0; k < NKIND; k++)
 		wake_order(k);
 	printf("PASS wakeorder\n");
+	return 0;
+}
+
+/* The same with process-shared objects, which wait in the kernel on the
+ * object's own word under NPTL (libgmp polled the semaphore: arrival
+ * order). */
+static int pwakeorder(void)
+{
+	pshared = true;
+	for (enum kind k = 0; k < K_FUTEX; k++)
+		wake_order(k);
+	printf("PASS pwakeorder\n");
 	return 0;
 }
 
@@ -539,6 +570,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "wakeorder") == 0)
 		return wakeorder();
+	if (strcmp(mode, "pwakeorder") == 0)
+		return pwakeorder();
 	if (strcmp(mode, "runorder") == 0) {
 		on_one_cpu(argv);
 		return runorder();

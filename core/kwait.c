@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/kwait.c — a G waiting in the kernel on a process-shared object (see
+ * kwait.h).
+ */
+#include "core/kwait.h"
+#include "core/real.h"
+#include "core/sched.h"
+#include "core/sched_impl.h"
+
+#include <pthread.h>
+
+static bool cancel_acts(struct g *gp)
+{
+	return ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE;
+}
+
+bool kwait_begin(struct g *gp, int kind, void *obj)
+{
+	gp->kwait_obj = obj;
+	st_rel(&gp->kwait, (uint8_t)kind);
+	/* pthread_cancel stores cancel_pending, then reads kwait: one of
+	 * the two sees the other */
+	fence_seq();
+	if (cancel_acts(gp)) {
+		kwait_end(gp);
+		return false;
+	}
+	return true;
+}
+
+void kwait_end(struct g *gp)
+{
+	st_rel(&gp->kwait, (uint8_t)KWAIT_NONE);
+	fence_seq();
+	while (ld_acq(&gp->kwait_users))
+		arch_cpu_relax();
+}
+
+void kwait_interrupt(struct g *gp)
+{
+	xadd(&gp->kwait_users, 1u);
+	fence_seq();
+	int kind = ld_acq(&gp->kwait);
+	if (kind == KWAIT_COND) {
+		real_pthread_cond_broadcast(gp->kwait_obj);
+	} else if (kind == KWAIT_SEM) {
+		struct m *mp = gp->m;
+		int tid = mp ? __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE) : 0;
+		if (tid)
+			sched_sig_send(tid, SCHED_SIG_PREEMPT);
+	}
+	xadd(&gp->kwait_users, -1u);
+}
+
+bool kwait_recheck(void)
+{
+	bool any = false;
+	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink) {
+		struct g *gp = __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE);
+		if (gp && ld_acq(&gp->kwait) && cancel_acts(gp)) {
+			kwait_interrupt(gp);
+			any = true;
+		}
+	}
+	return any;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/kwait.h — a G waiting in the kernel on a process-shared object.
+ *
+ * Objects other processes may use too (process-shared mutexes, condition
+ * variables, semaphores, barriers, rwlocks; named semaphores) are glibc's:
+ * a G waits on them with glibc's own code, in the kernel, on the object's
+ * own futex word, as a system call whose P is handed on at once. The
+ * kernel wakes the waiters in its order (real-time priorities first:
+ * such a G waits on an OS thread that carries its policy).
+ *
+ * Two of those waits are cancellation points, and glibc's code leaves
+ * them only for a wake-up, a timeout or (the semaphore's) a signal
+ * handler. A G marks them (kwait_begin, kwait_end); pthread_cancel, and
+ * sysmon while the cancellation stays pending, interrupt the wait
+ * (kwait_interrupt): a condition variable is broadcast (a spurious
+ * wake-up for its other waiters, which POSIX allows; the G returns with
+ * the mutex held and acts on the cancellation there, as NPTL's cleanup
+ * does), a semaphore's OS thread gets a signal that ends its timed wait
+ * with EINTR. An interrupter counts itself in kwait_users, and the G
+ * leaving the wait waits for it: the object is not freed under it.
+ */
+#ifndef GMP_CORE_KWAIT_H
+#define GMP_CORE_KWAIT_H
+
+#include "core/g.h"
+
+enum { KWAIT_NONE, KWAIT_COND, KWAIT_SEM };
+
+/* The calling G is about to wait on obj (kind); returns false, the mark
+ * undone, when a cancellation it must act on is pending. */
+bool kwait_begin(struct g *gp, int kind, void *obj);
+/* The wait is over (after the call returned). */
+void kwait_end(struct g *gp);
+/* Get gp out of its wait, if it waits on such an object. Any thread. */
+void kwait_interrupt(struct g *gp);
+/* sysmon: interrupt again the waits whose cancellation is still pending
+ * (one the first interrupt missed: it came before the G was in the
+ * kernel); true if there were any (sysmon looks again soon). */
+bool kwait_recheck(void);
+
+#endif
