@@ -55,7 +55,10 @@ static int opened(int fd)
  * thread the G runs on at the time of the open (the caller's own), or
  * ran on last, and that OS thread is first given the G's name: a thread
  * reading its own comm, stat or status finds its name and state there.
- * Listing /proc/self/task shows the OS threads.
+ * Listing /proc/self/task shows the OS threads, and every id it lists
+ * opens that OS thread: the process id, which is the main thread's id
+ * and the first OS thread's too, names the first OS thread (the main
+ * thread finds itself at /proc/thread-self).
  */
 static void name_task(struct g *gp, int tid, bool self)
 {
@@ -106,8 +109,8 @@ static const char *task_path(const char *path, char *buf, size_t len, struct tas
 			p = end + 6;
 		}
 		long id = strtol(p, &end, 10);
-		if (end == p || (*end != '/' && *end))
-			return path;
+		if (end == p || (*end != '/' && *end) || id == sched_getpid())
+			return path;	/* not a thread's, or the first OS thread's */
 		gp = proc_by_tid((int)id);
 		rest = end;
 	}

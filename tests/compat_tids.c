@@ -95,3 +95,13 @@ Test(tids, descriptor_signals_go_to_the_owner_thread, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("owner");
 }
+
+/* Two threads block in an inline read(2); main lists /proc/self/task and
+ * opens each listed id's stat and syscall: every id opens the task of
+ * that id, and both readers are found in read. The process id, which the
+ * listing shows as the first OS thread's, opened the OS thread main ran
+ * on: that one was seen twice and the first OS thread never. */
+Test(tids, proc_task_listing_and_opening_agree, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("scan");
+}

@@ -46,6 +46,11 @@
  *                   (F_SETSIG 0) and then with a real-time signal that
  *                   names the descriptor; F_GETOWN_EX, F_GETOWN and
  *                   F_GETSIG say what was set
+ *   tids scan       two threads block in read(2) made with an inline
+ *                   system call; main lists /proc/self/task and opens
+ *                   each listed id's stat and syscall: every listed id
+ *                   opens the task of that id (the stat's first field),
+ *                   and two of them are in read
  *
  * Prints "PASS <what>" and exits 0, or says what went wrong and exits 1.
  */
@@ -665,6 +670,98 @@ static int owner_test(void)
 	return 0;
 }
 
+/* --- scan --- */
+
+static int scan_pipe[2][2];
+
+static void *inline_reader(void *arg)
+{
+	int fd = scan_pipe[(long)arg][0];
+	char c;
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_read), "D"((long)fd), "S"(&c), "d"(1L)
+			 : "rcx", "r11", "memory");
+	CHECK(r == 1, "inline read: %ld", r);
+	return NULL;
+}
+
+/* The first number of /proc/self/task/<id>/FILE, or -1 (-2: "running");
+ * the second, in hexadecimal (syscall's first argument), in *arg. */
+static long task_field(const char *id, const char *file, long *arg)
+{
+	char path[128], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%s/%s", id, file);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -2;	/* "running" */
+	char *end;
+	long v = strtol(buf, &end, 10);
+	if (arg)
+		*arg = strtol(end, NULL, 16);
+	return v;
+}
+
+/* One pass over the listing: how many listed tasks are in read(2) on a
+ * reader's pipe (main's own read of the file does not count); *own false
+ * if a listed id opened another task. */
+static int scan_once(bool *own)
+{
+	DIR *d = opendir("/proc/self/task");
+	CHECK(d, "opendir: %s", strerror(errno));
+	struct dirent *e;
+	int in_read = 0;
+	*own = true;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		long first = task_field(e->d_name, "stat", NULL), fd = -1;
+		if (first >= 0 && first != atol(e->d_name))
+			*own = false;
+		if (task_field(e->d_name, "syscall", &fd) == SYS_read &&
+		    (fd == scan_pipe[0][0] || fd == scan_pipe[1][0]))
+			in_read++;
+	}
+	closedir(d);
+	return in_read;
+}
+
+static int scan_test(void)
+{
+	pthread_t t[2];
+	for (long i = 0; i < 2; i++) {
+		CHECK(pipe(scan_pipe[i]) == 0, "pipe");
+		CHECK(pthread_create(&t[i], NULL, inline_reader, (void *)i) == 0, "pthread_create");
+	}
+	/* until both are in read (at most 10 s) */
+	bool own = true, all_own = true;
+	int in_read = 0;
+	double end = now_sec() + 10;
+	while ((in_read = scan_once(&own)) < 2 && now_sec() < end) {
+		all_own = all_own && own;
+		usleep(2000);
+	}
+	all_own = all_own && own;
+	for (int k = 0; k < 20; k++) {	/* and a few more looks, both waiting */
+		in_read = scan_once(&own);
+		all_own = all_own && own;
+	}
+	printf("every listed id opens the task of that id: %s\n", all_own ? "yes" : "no");
+	printf("listed tasks in read(2): %d\n", in_read);
+	for (int i = 0; i < 2; i++) {
+		CHECK(write(scan_pipe[i][1], "x", 1) == 1, "write");
+		CHECK(pthread_join(t[i], NULL) == 0, "pthread_join");
+	}
+	printf("PASS scan\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -683,6 +780,8 @@ int main(int argc, char **argv)
 		return timer_test();
 	if (strcmp(what, "owner") == 0)
 		return owner_test();
-	fprintf(stderr, "usage: tids ids|tgkill|affinity|proc|sched|timer|owner\n");
+	if (strcmp(what, "scan") == 0)
+		return scan_test();
+	fprintf(stderr, "usage: tids ids|tgkill|affinity|proc|sched|timer|owner|scan\n");
 	return 2;
 }
