@@ -38,15 +38,23 @@ static void enter_syscall(struct m *mp, struct g *gp, struct p *pp)
 	st_rel(&pp->status, (uint32_t)P_SYSCALL);
 }
 
+/* g_syscall_enter; sysmon is woken from a deep sleep to watch the P only
+ * when watch (a P let go of at once needs nobody to watch it). */
+static void syscall_enter(struct g *gp, bool watch)
+{
+	struct m *mp = gp->m;
+	trace_ev(mp, TR_SYSCALL, gp, 0);
+	enter_syscall(mp, gp, mp->p);
+	if (watch)
+		sysmon_syscall_entered();
+}
+
 void g_syscall_enter(void)
 {
 	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
 		return;		/* nested: the outer call's exit ends it */
-	struct m *mp = gp->m;
-	trace_ev(mp, TR_SYSCALL, gp, 0);
-	enter_syscall(mp, gp, mp->p);
-	sysmon_syscall_entered();
+	syscall_enter(gp, true);
 }
 
 /* Let go of pp, left in P_SYSCALL by the G that entered a call: to an M
@@ -83,7 +91,7 @@ static void enter_letting_go(bool always)
 		return;
 	struct p *pp = gp->m->p;
 	bool work = !runq_empty(pp) || ld_rlx(&sched.runqsize) != 0;
-	g_syscall_enter();
+	syscall_enter(gp, !always);
 	if (work || always)
 		free_p(pp, work);
 }
