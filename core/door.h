@@ -190,6 +190,33 @@ static inline void door_leave(struct door_scope *s)
 #define GMP_LIB_SCOPE \
 	struct door_scope door_scope_ __attribute__((cleanup(door_leave))) = door_enter()
 
+/*
+ * The entry of a process-shared object's call (core/kwait.h): inside
+ * libgmp as any entry (a signal's handler waits for the exit door, sysmon
+ * does not take the P behind its back), but a G still in a system call
+ * stays there, without a P: glibc's code for those objects needs none,
+ * and a G that holds a process-shared mutex must not queue for one.
+ */
+static inline struct door_scope door_enter_nosync(void)
+{
+	struct g *gp = getg();
+	if (gp) {
+		uintptr_t sp = (uintptr_t)arch_stack_pointer();
+		uint32_t in = gp->inlib;
+		if (unlikely(in) && unlikely(sp > gp->inlib_sp) && door_stale(gp, sp))
+			in = 0;
+		if (in == 0)
+			gp->inlib_sp = sp;
+		gp->inlib = in + 1;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (unlikely(ld_acq(&gp->door) & DOOR_RETAKE))
+			door_retake_wait(gp);
+	}
+	return (struct door_scope){ gp };
+}
+#define GMP_LIB_SCOPE_NOSYNC \
+	struct door_scope door_scope_ __attribute__((cleanup(door_leave))) = door_enter_nosync()
+
 /* Make sure the runtime is up, and in pass-through mode hand the call to
  * glibc: the first half of every entry below. */
 #define GMP_PASS(name, ...) \

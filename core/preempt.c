@@ -197,6 +197,27 @@ bool sched_preempt_ordinary(void)
 	return false;
 }
 
+void sched_move_to_lockedm(struct g *gp)
+{
+	int64_t until = rt_nanotime() + 20000000;
+	bool asked = false;
+	for (;;) {
+		struct m *mp = __atomic_load_n(&gp->m, __ATOMIC_ACQUIRE);
+		if (g_status(gp) != G_RUNNING || !mp || mp == gp->lockedm)
+			return;
+		if (!asked) {
+			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
+			int tid = __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE);
+			if (ready && tid)
+				sched_sig_send(tid, SCHED_SIG_PREEMPT);
+			asked = true;
+		}
+		if (rt_nanotime() > until)
+			return;
+		arch_cpu_relax();
+	}
+}
+
 /* How long a G runs before a due timer of its P preempts it: the sleeper
  * it wakes runs soon after, without a whole slice's wait, and a G that
  * has just started is not switched away at once. */

@@ -450,6 +450,12 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due);
  * real-time G waits for a P): returns false when every P runs a
  * real-time G or none could be asked. */
 bool sched_preempt_ordinary(void);
+/* gp was just given an OS thread of its own (a real-time policy set by
+ * another thread): if it runs elsewhere, ask it to move (a preemption
+ * request) and wait, at most 20 ms, until it no longer runs there, so
+ * that it runs under its policy once the caller goes on, as the kernel's
+ * change would have it. A G in a system call moves when it comes back. */
+void sched_move_to_lockedm(struct g *gp);
 /* The handler of sysmon's request (SCHED_SIG_PREEMPT), async-signal-safe,
  * on the signalled M: a G at a safe point is preempted. */
 void sched_sig_request(void *uc);

@@ -73,8 +73,10 @@ static int cond_signal(pthread_cond_t *c)
 GMP_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
 	GMP_PASS(pthread_cond_signal, c);
-	if (cflags(c) & COND_SHARED)
-		return real_pthread_cond_signal(c);	/* glibc's: no door (kwait.h) */
+	if (cflags(c) & COND_SHARED) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return real_pthread_cond_signal(c);
+	}
 	GMP_LIB_SCOPE;
 	return cond_signal(c);
 }
@@ -82,8 +84,10 @@ GMP_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	GMP_PASS(pthread_cond_broadcast, c);
-	if (cflags(c) & COND_SHARED)
-		return real_pthread_cond_broadcast(c);	/* glibc's: no door (kwait.h) */
+	if (cflags(c) & COND_SHARED) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return real_pthread_cond_broadcast(c);
+	}
 	GMP_LIB_SCOPE;
 	if (!__atomic_load_n(nwait(c), __ATOMIC_SEQ_CST))
 		return 0;
@@ -182,8 +186,10 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 GMP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	GMP_PASS(pthread_cond_wait, c, m);
-	if (cflags(c) & COND_SHARED)
-		return wait_glibc(c, m, 0, NULL);	/* no door (kwait.h) */
+	if (cflags(c) & COND_SHARED) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return wait_glibc(c, m, 0, NULL);
+	}
 	GMP_LIB_SCOPE;
 	return cond_wait(c, m, -1, NULL);
 }
@@ -193,8 +199,10 @@ GMP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	GMP_PASS(pthread_cond_timedwait, c, m, abs);
 	unsigned f = cflags(c);
-	if (f & COND_SHARED)	/* no door (kwait.h) */
+	if (f & COND_SHARED) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
 		return wait_glibc(c, m, (f & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
+	}
 	GMP_LIB_SCOPE;
 	return cond_wait(c, m, (f & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
@@ -205,8 +213,10 @@ GMP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 	GMP_PASS(pthread_cond_clockwait, c, m, clk, abs);
 	if (!sync_clock_ok(clk))
 		return EINVAL;
-	if (cflags(c) & COND_SHARED)
-		return wait_glibc(c, m, clk, abs);	/* no door (kwait.h) */
+	if (cflags(c) & COND_SHARED) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return wait_glibc(c, m, clk, abs);
+	}
 	GMP_LIB_SCOPE;
 	return cond_wait(c, m, clk, abs);
 }

@@ -82,8 +82,10 @@ GMP_EXPORT int sem_destroy(sem_t *s)
 GMP_EXPORT int sem_post(sem_t *s)
 {
 	GMP_PASS(sem_post, s);
-	if (glibcs(s))
-		return real_sem_post(s);	/* glibc's: no door (kwait.h) */
+	if (glibcs(s)) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return real_sem_post(s);
+	}
 	GMP_LIB_SCOPE;
 	struct gsem *g = gs(s);
 	uint32_t v = __atomic_load_n(&g->value, __ATOMIC_RELAXED);
@@ -107,8 +109,10 @@ GMP_EXPORT int sem_post(sem_t *s)
 GMP_EXPORT int sem_trywait(sem_t *s)
 {
 	GMP_PASS(sem_trywait, s);
-	if (glibcs(s))
-		return real_sem_trywait(s);	/* glibc's: no door (kwait.h) */
+	if (glibcs(s)) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return real_sem_trywait(s);
+	}
 	GMP_LIB_SCOPE;
 	if (take(gs(s)))
 		return 0;
@@ -264,8 +268,10 @@ static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
 GMP_EXPORT int sem_wait(sem_t *s)
 {
 	GMP_PASS(sem_wait, s);
-	if (glibcs(s))
-		return wait_glibc(s, CLOCK_REALTIME, NULL);	/* no door (kwait.h) */
+	if (glibcs(s)) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return wait_glibc(s, CLOCK_REALTIME, NULL);
+	}
 	GMP_LIB_SCOPE;
 	return sem_wait_common(s, CLOCK_REALTIME, NULL);
 }
@@ -273,8 +279,10 @@ GMP_EXPORT int sem_wait(sem_t *s)
 GMP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
 	GMP_PASS(sem_timedwait, s, abs);
-	if (glibcs(s))
-		return wait_glibc(s, CLOCK_REALTIME, abs);	/* no door (kwait.h) */
+	if (glibcs(s)) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return wait_glibc(s, CLOCK_REALTIME, abs);
+	}
 	GMP_LIB_SCOPE;
 	return sem_wait_common(s, CLOCK_REALTIME, abs);
 }
@@ -282,8 +290,10 @@ GMP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 GMP_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	GMP_PASS(sem_clockwait, s, clk, abs);
-	if (glibcs(s))
-		return wait_glibc(s, clk, abs);	/* no door (kwait.h) */
+	if (glibcs(s)) {
+		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
+		return wait_glibc(s, clk, abs);
+	}
 	GMP_LIB_SCOPE;
 	return sem_wait_common(s, clk, abs);
 }

@@ -311,6 +311,8 @@ static int set_sched(struct g *gp, int policy, int prio)
 		}
 		if (gp == getg())
 			g_yield();
+		else
+			sched_move_to_lockedm(gp);
 		return 0;
 	}
 	if (tid) {
