@@ -436,6 +436,9 @@ static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *
 	int r = robust ? EBUSY : real_pthread_mutex_trylock(m);
 	if (r != EBUSY || !getg())
 		return r == EBUSY ? lock_glibc_wait(m, clk, abs) : r;
+	/* libgmp's own code follows (a light entry has no scope): inside
+	 * libgmp, with or without a P (kwait.h) */
+	GMP_LIB_SCOPE_NOSYNC;
 	g_syscall_enter_wait();
 	r = lock_glibc_wait(m, clk, abs);
 	/* it holds the mutex: it runs on at once (g_syscall_exit_try) */
