@@ -111,11 +111,16 @@ static inline void door_check(struct g *gp)
  * clear. A compiler barrier is all the G needs.
  */
 void door_retake_wait(struct g *gp);
-static inline void door_sync(struct g *gp)
+/* sysmon's side of the retake protocol only: wait while it is at work */
+static inline void door_retake_sync(struct g *gp)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	if (unlikely(ld_acq(&gp->door) & DOOR_RETAKE))
 		door_retake_wait(gp);
+}
+static inline void door_sync(struct g *gp)
+{
+	door_retake_sync(gp);
 	if (unlikely(ld_rlx(&gp->status) == G_SYSCALL))
 		g_syscall_exit();
 }
@@ -157,17 +162,24 @@ bool door_stale(struct g *gp, uintptr_t sp);
 struct door_scope {
 	struct g *g;
 };
+/* Count gp in one more entry (its frame at sp); returns the count before,
+ * 0 for an outermost entry (or one that found a stale count). */
+static inline uint32_t door_count_in(struct g *gp, uintptr_t sp)
+{
+	uint32_t in = gp->inlib;
+	if (unlikely(in) && unlikely(sp > gp->inlib_sp) && door_stale(gp, sp))
+		in = 0;
+	if (in == 0)
+		gp->inlib_sp = sp;
+	gp->inlib = in + 1;
+	return in;
+}
 static inline struct door_scope door_enter(void)
 {
 	struct g *gp = getg();
 	if (gp) {
 		uintptr_t sp = (uintptr_t)arch_stack_pointer();
-		uint32_t in = gp->inlib;
-		if (unlikely(in) && unlikely(sp > gp->inlib_sp) && door_stale(gp, sp))
-			in = 0;
-		if (in == 0)
-			gp->inlib_sp = sp;
-		gp->inlib = in + 1;
+		uint32_t in = door_count_in(gp, sp);
 		door_sync(gp);
 		if (in == 0 && unlikely(ld_rlx(&gp->door) & DOOR_SIGNAL)) {
 			/* the handlers run as the program's code */
@@ -201,16 +213,8 @@ static inline struct door_scope door_enter_nosync(void)
 {
 	struct g *gp = getg();
 	if (gp) {
-		uintptr_t sp = (uintptr_t)arch_stack_pointer();
-		uint32_t in = gp->inlib;
-		if (unlikely(in) && unlikely(sp > gp->inlib_sp) && door_stale(gp, sp))
-			in = 0;
-		if (in == 0)
-			gp->inlib_sp = sp;
-		gp->inlib = in + 1;
-		atomic_signal_fence(memory_order_seq_cst);
-		if (unlikely(ld_acq(&gp->door) & DOOR_RETAKE))
-			door_retake_wait(gp);
+		door_count_in(gp, (uintptr_t)arch_stack_pointer());
+		door_retake_sync(gp);
 	}
 	return (struct door_scope){ gp };
 }

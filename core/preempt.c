@@ -207,9 +207,9 @@ void sched_move_to_lockedm(struct g *gp)
 			return;
 		if (!asked) {
 			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
-			int tid = __atomic_load_n(&mp->tid, __ATOMIC_ACQUIRE);
-			if (ready && tid)
-				sched_sig_send(tid, SCHED_SIG_PREEMPT);
+			int64_t sent;
+			if (ready)
+				ask(mp, rt_nanotime(), &sent);
 			asked = true;
 		}
 		if (rt_nanotime() > until)
