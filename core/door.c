@@ -23,6 +23,14 @@ int door_signals_restart(struct g *gp, bool *restart)
 	return door_hooks.signals ? door_hooks.signals(gp, restart) : 0;
 }
 
+bool door_eintr_spurious(struct g *gp, uint32_t handled)
+{
+	int e = errno;
+	door_signals(gp);
+	errno = e;
+	return gp->nhandled == handled;
+}
+
 void door_slow(struct g *gp, bool may_yield)
 {
 	/* inside libgmp (a light entry called from glibc that libgmp

@@ -313,6 +313,18 @@ static inline void door_testcancel(struct g *gp)
 		door_hooks.cancel(gp);
 }
 
+/*
+ * After a system call of gp's, made since `handled` was read from
+ * gp->nhandled, failed with EINTR: true when no handler of the program's
+ * ran, and the call is to be made again. Linux ends poll, select,
+ * epoll_wait (even with a zero timeout), semop and msgrcv with EINTR
+ * whenever any handler runs during the call, SA_RESTART or not; sysmon's
+ * preemption request (SCHED_SIG) has a handler, and the program must not
+ * see its EINTR. Runs the handlers of signals held back for gp first
+ * (those count as the program's).
+ */
+bool door_eintr_spurious(struct g *gp, uint32_t handled);
+
 /* Run `call` (an expression of type T) as a system call of the calling G
  * that may block (g_syscall_enter/exit: its P is handed on if it lasts),
  * after acting on a pending cancellation when `cancel`. errno survives.
@@ -375,5 +387,26 @@ void g_syscall_enter_wait(void);
 /* GMP_BLOCKING for a call that blocks for certain (system): the P is
  * handed on before it starts. */
 #define GMP_BLOCKING_NOW(T, cancel, call) GMP_BLOCKING_TRY(T, cancel, (T)0, true, call)
+
+/*
+ * GMP_BLOCKING (GMP_BLOCKING_NOW when `now`) for a call Linux ends with
+ * EINTR whenever a handler runs, SA_RESTART or not (poll, select,
+ * epoll_wait, semop, msgrcv, msgsnd): made again while the EINTR is not
+ * the program's (door_eintr_spurious), `rearm` (which recomputes the time
+ * left) run before each new try.
+ */
+#define GMP_BLOCKING_AGAIN(T, cancel, now, rearm, call) ({ \
+	struct g *again_g = getg(); \
+	T again_r; \
+	for (;;) { \
+		uint32_t again_h = again_g ? again_g->nhandled : 0; \
+		again_r = (now) ? GMP_BLOCKING_NOW(T, cancel, call) : GMP_BLOCKING(T, cancel, call); \
+		if (!again_g || again_r != -1 || errno != EINTR || \
+		    !door_eintr_spurious(again_g, again_h)) \
+			break; \
+		rearm; \
+	} \
+	again_r; \
+})
 
 #endif

@@ -195,6 +195,41 @@ uint32_t timers_len(struct p *pp)
 	return pp->timers.len;
 }
 
+int64_t timer_rel_deadline(const struct timespec *rel)
+{
+	if (!rel)
+		return 0;
+	int64_t ns = (int64_t)rel->tv_sec * 1000000000 + rel->tv_nsec;
+	if (rel->tv_sec > INT64_MAX / 4000000000 || ns > INT64_MAX / 4)
+		return 0;	/* centuries: forever */
+	return rt_nanotime() + (ns > 0 ? ns : 0);
+}
+
+int64_t timer_ms_deadline(int ms)
+{
+	return ms < 0 ? 0 : rt_nanotime() + (int64_t)ms * 1000000;
+}
+
+struct timespec *timer_left_ts(int64_t deadline, struct timespec *buf)
+{
+	if (!deadline)
+		return NULL;
+	int64_t left = deadline - rt_nanotime();
+	if (left < 0)
+		left = 0;
+	buf->tv_sec = left / 1000000000;
+	buf->tv_nsec = left % 1000000000;
+	return buf;
+}
+
+int timer_left_ms(int64_t deadline)
+{
+	if (!deadline)
+		return -1;
+	int64_t left = deadline - rt_nanotime();
+	return left > 0 ? (int)((left + 999999) / 1000000) : 0;
+}
+
 int timer_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline)
 {
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)

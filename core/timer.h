@@ -64,4 +64,14 @@ uint32_t timers_len(struct p *pp);
  */
 int timer_deadline(clockid_t clk, const struct timespec *abs, int64_t *deadline);
 
+/* Relative timeouts made again after an interruption, on CLOCK_MONOTONIC
+ * deadlines where 0 means none: the deadline of a relative timeout (NULL
+ * or centuries: none; negative: now); the time left in *buf (NULL without
+ * a deadline, never negative); milliseconds left, rounded up (-1 without
+ * a deadline). */
+int64_t timer_rel_deadline(const struct timespec *rel);
+int64_t timer_ms_deadline(int ms);
+struct timespec *timer_left_ts(int64_t deadline, struct timespec *buf);
+int timer_left_ms(int64_t deadline);
+
 #endif

@@ -13,13 +13,16 @@
  * because the call would wait (a lock held, no message, a semaphore at
  * 0), the P is handed to another M before the blocking form enters the
  * kernel (GMP_BLOCKING_TRY), so the threads queued behind the caller run
- * at once rather than when sysmon next looks.
+ * at once rather than when sysmon next looks. The System V waits end
+ * with EINTR whenever a handler runs, SA_RESTART or not: one that only
+ * sysmon's preemption request ended is made again (GMP_BLOCKING_AGAIN).
  *
  * A call back into libgmp from inside (a signal handler) takes the P
  * back first (door_sync).
  */
 #include "core/door.h"
 #include "core/sched.h"
+#include "core/timer.h"
 
 #include <errno.h>
 #include <sys/file.h>
@@ -66,9 +69,16 @@ GMP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
 	GMP_ENTRY(msgrcv, id, msg, size, type, flags);
 	if (flags & IPC_NOWAIT)
 		return real_msgrcv(id, msg, size, type, flags);
-	return GMP_BLOCKING_TRY(ssize_t, true, real_msgrcv(id, msg, size, type, flags | IPC_NOWAIT),
-				r_ == -1 && errno == ENOMSG,
-				real_msgrcv(id, msg, size, type, flags));
+	struct g *gp = getg();
+	if (gp)
+		door_testcancel(gp);
+	int e = errno;
+	ssize_t r = real_msgrcv(id, msg, size, type, flags | IPC_NOWAIT);
+	if (r != -1 || errno != ENOMSG)
+		return r;
+	errno = e;
+	return GMP_BLOCKING_AGAIN(ssize_t, true, true, (void)0,
+				  real_msgrcv(id, msg, size, type, flags));
 }
 
 GMP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
@@ -76,8 +86,15 @@ GMP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
 	GMP_ENTRY(msgsnd, id, msg, size, flags);
 	if (flags & IPC_NOWAIT)
 		return real_msgsnd(id, msg, size, flags);
-	return GMP_BLOCKING_TRY(int, true, real_msgsnd(id, msg, size, flags | IPC_NOWAIT),
-				r_ == -1 && errno == EAGAIN, real_msgsnd(id, msg, size, flags));
+	struct g *gp = getg();
+	if (gp)
+		door_testcancel(gp);
+	int e = errno;
+	int r = real_msgsnd(id, msg, size, flags | IPC_NOWAIT);
+	if (r != -1 || errno != EAGAIN)
+		return r;
+	errno = e;
+	return GMP_BLOCKING_AGAIN(int, true, true, (void)0, real_msgsnd(id, msg, size, flags));
 }
 
 static bool all_nowait(const struct sembuf *ops, size_t n)
@@ -108,9 +125,13 @@ GMP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 	if (all_nowait(ops, n))
 		return real_semop(id, ops, n);
 	if (n > SEMOP_TRY_MAX)
-		return GMP_BLOCKING(int, false, real_semop(id, ops, n));
-	return GMP_BLOCKING_TRY(int, false, semop_nowait(id, ops, n), r_ == -1 && errno == EAGAIN,
-				real_semop(id, ops, n));
+		return GMP_BLOCKING_AGAIN(int, false, false, (void)0, real_semop(id, ops, n));
+	int e = errno;
+	int r = semop_nowait(id, ops, n);
+	if (r != -1 || errno != EAGAIN)
+		return r;
+	errno = e;
+	return GMP_BLOCKING_AGAIN(int, false, true, (void)0, real_semop(id, ops, n));
 }
 
 GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *t)
@@ -118,9 +139,18 @@ GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct tim
 	GMP_ENTRY(semtimedop, id, ops, n, t);
 	if (all_nowait(ops, n))
 		return real_semtimedop(id, ops, n, t);
+	/* again after a spurious EINTR with the time left */
+	int64_t deadline = t && t->tv_nsec >= 0 && t->tv_nsec < 1000000000 ? timer_rel_deadline(t) : 0;
+	struct timespec left, *lp = (struct timespec *)t;
 	if (n > SEMOP_TRY_MAX)
-		return GMP_BLOCKING(int, false, real_semtimedop(id, ops, n, t));
-	return GMP_BLOCKING_TRY(int, false, semop_nowait(id, ops, n), r_ == -1 && errno == EAGAIN,
-				real_semtimedop(id, ops, n, t));
+		return GMP_BLOCKING_AGAIN(int, false, false, lp = timer_left_ts(deadline, &left),
+					  real_semtimedop(id, ops, n, lp));
+	int e = errno;
+	int r = semop_nowait(id, ops, n);
+	if (r != -1 || errno != EAGAIN)
+		return r;
+	errno = e;
+	return GMP_BLOCKING_AGAIN(int, false, true, lp = timer_left_ts(deadline, &left),
+				  real_semtimedop(id, ops, n, lp));
 }
 

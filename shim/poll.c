@@ -12,7 +12,14 @@
  * these calls are never restarted. A call with a signal mask to apply
  * (ppoll, pselect, epoll_pwait with a mask) and one on a descriptor the
  * poller cannot watch are made as system calls that may block instead.
+ *
+ * Linux fails poll and select with EINTR, even with a zero timeout, when
+ * any handler runs during the call, and so a blocking epoll_wait: sysmon's
+ * preemption request too. Every real call here is made again then, the
+ * time left recomputed, unless a handler of the program's ran
+ * (door_eintr_spurious).
  */
+#include "core/timer.h"
 #include "shim/io.h"
 
 #include <poll.h>
@@ -23,19 +30,17 @@
 
 extern _Noreturn void __chk_fail(void);
 
-static int64_t ts_deadline(const struct timespec *ts)
+/* check(arg) (a real call with a zero timeout; > 0 ready, < 0 error with
+ * errno, 0 nothing) until it gives an answer that is not a spurious
+ * EINTR. */
+static int check_now(struct g *gp, int (*check)(void *arg), void *arg)
 {
-	if (!ts)
-		return 0;
-	int64_t ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-	if (ns > INT64_MAX / 4)
-		return 0;	/* centuries: forever */
-	return rt_nanotime() + (ns > 0 ? ns : 0);
-}
-
-static int64_t ms_deadline(int ms)
-{
-	return ms < 0 ? 0 : rt_nanotime() + (int64_t)ms * 1000000;
+	for (;;) {
+		uint32_t h = gp->nhandled;
+		int r = check(arg);
+		if (r >= 0 || errno != EINTR || !door_eintr_spurious(gp, h))
+			return r;
+	}
 }
 
 /* Poll waiters for fds into ws (room for 2n); returns how many, or -1
@@ -75,16 +80,19 @@ static int wait_many(struct np_waiter *ws, int k, int64_t deadline,
 	struct g *gp = getg();
 	for (;;) {
 		netpoll_arm(ws, k);
+		uint32_t h = gp->nhandled;
 		int r = check(arg);
 		if (r != 0) {
 			int e = errno;
 			netpoll_disarm(ws, k);
 			errno = e;
+			if (r < 0 && e == EINTR && door_eintr_spurious(gp, h))
+				continue;
 			return r;
 		}
 		int w = netpoll_park(ws, k, deadline, WAIT_POLL);
 		if (w == ETIMEDOUT)
-			return check(arg);
+			return check_now(gp, check, arg);
 		if (w == EINTR) {
 			door_testcancel(gp);
 			if (door_signals(gp)) {
@@ -111,7 +119,8 @@ static int g_poll(struct pollfd *fds, nfds_t n, int64_t deadline, bool zero)
 {
 	struct g *gp = getg();
 	door_testcancel(gp);
-	int r = real_poll(fds, n, 0);
+	struct poll_args a = {fds, n};
+	int r = check_now(gp, poll_check, &a);
 	if (r != 0 || zero)
 		return r;
 	struct np_waiter small[32], *ws = small;
@@ -129,14 +138,10 @@ static int g_poll(struct pollfd *fds, nfds_t n, int64_t deadline, bool zero)
 	int k = build_waiters(fds, n, ws);
 	if (k < 0) {
 		/* something the poller cannot watch: the kernel waits */
-		int ms = -1;
-		if (deadline) {
-			int64_t left = deadline - rt_nanotime();
-			ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
-		}
-		r = GMP_BLOCKING(int, true, real_poll(fds, n, ms));
+		int ms = timer_left_ms(deadline);
+		r = GMP_BLOCKING_AGAIN(int, true, false, ms = timer_left_ms(deadline),
+				       real_poll(fds, n, ms));
 	} else {
-		struct poll_args a = {fds, n};
 		r = wait_many(ws, k, deadline, poll_check, &a);
 	}
 	if (ws != small) {
@@ -152,7 +157,7 @@ GMP_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 	GMP_ENTRY(poll, fds, n, timeout);
 	if (!getg())
 		return real_poll(fds, n, timeout);
-	return g_poll(fds, n, ms_deadline(timeout), timeout == 0);
+	return g_poll(fds, n, timer_ms_deadline(timeout), timeout == 0);
 }
 
 GMP_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t size)
@@ -168,13 +173,17 @@ GMP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	GMP_ENTRY(ppoll, fds, n, ts, mask);
 	if (!getg())
 		return real_ppoll(fds, n, ts, mask);
-	if (mask)
-		return GMP_BLOCKING(int, true, real_ppoll(fds, n, ts, mask));
 	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return g_poll(fds, n, ts_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
+	if (mask) {
+		int64_t deadline = timer_rel_deadline(ts);
+		struct timespec left, *lp = (struct timespec *)ts;
+		return GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
+				      real_ppoll(fds, n, lp, mask));
+	}
+	return g_poll(fds, n, timer_rel_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
 }
 
 GMP_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
@@ -193,15 +202,21 @@ struct select_args {
 	fd_set r0, w0, x0;		/* what it asked */
 };
 
-static int select_check(void *arg)
+/* The program's sets back to what it asked. */
+static void select_sets(struct select_args *a)
 {
-	struct select_args *a = arg;
 	if (a->r)
 		*a->r = a->r0;
 	if (a->w)
 		*a->w = a->w0;
 	if (a->x)
 		*a->x = a->x0;
+}
+
+static int select_check(void *arg)
+{
+	struct select_args *a = arg;
+	select_sets(a);
 	struct timeval zero = {0, 0};
 	return real_select(a->nfds, a->r, a->w, a->x, &zero);
 }
@@ -222,7 +237,7 @@ static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline,
 		a.w0 = *w;
 	if (x)
 		a.x0 = *x;
-	int ret = select_check(&a);
+	int ret = check_now(gp, select_check, &a);
 	if (ret != 0 || zero)
 		return ret;
 	struct pollfd pf[FD_SETSIZE];
@@ -245,16 +260,13 @@ static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline,
 	}
 	int k = build_waiters(pf, n, ws);
 	if (k < 0) {
-		struct timeval tv, *tvp = NULL;
-		if (deadline) {
-			int64_t left = deadline - rt_nanotime();
-			if (left < 0)
-				left = 0;
-			tv.tv_sec = left / 1000000000;
-			tv.tv_usec = left % 1000000000 / 1000;
-			tvp = &tv;
-		}
-		ret = GMP_BLOCKING(int, true, real_select(nfds, r, w, x, tvp));
+		/* the kernel waits, on the sets asked (the check wrote its
+		 * answer into the program's) */
+		struct timespec left;
+		ret = GMP_BLOCKING_AGAIN(int, true, false, (void)0,
+					 (select_sets(&a), real_pselect(nfds, r, w, x,
+									timer_left_ts(deadline, &left),
+									NULL)));
 	} else {
 		ret = wait_many(ws, k, deadline, select_check, &a);
 	}
@@ -306,13 +318,19 @@ GMP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct t
 	GMP_ENTRY(pselect, nfds, r, w, x, ts, mask);
 	if (!getg())
 		return real_pselect(nfds, r, w, x, ts, mask);
-	if (mask)
-		return GMP_BLOCKING(int, true, real_pselect(nfds, r, w, x, ts, mask));
 	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return g_select(nfds, r, w, x, ts_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
+	if (mask) {
+		/* the kernel leaves the sets as they were on EINTR */
+		int64_t deadline = timer_rel_deadline(ts);
+		struct timespec left, *lp = (struct timespec *)ts;
+		return GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
+					  real_pselect(nfds, r, w, x, lp, mask));
+	}
+	return g_select(nfds, r, w, x, timer_rel_deadline(ts),
+			ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
 }
 
 /* --- epoll -------------------------------------------------------------------- */
@@ -328,12 +346,9 @@ static int g_epoll_wait(int epfd, struct epoll_event *ev, int max, int64_t deadl
 	int err;
 	struct pdesc *pd = e ? fd_pdesc(epfd, e, &err) : NULL;
 	if (!pd) {
-		int ms = -1;
-		if (deadline) {
-			int64_t left = deadline - rt_nanotime();
-			ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
-		}
-		return GMP_BLOCKING(int, true, real_epoll_wait(epfd, ev, max, ms));
+		int ms = timer_left_ms(deadline);
+		return GMP_BLOCKING_AGAIN(int, true, false, ms = timer_left_ms(deadline),
+					  real_epoll_wait(epfd, ev, max, ms));
 	}
 	bool woken = false;
 	for (;;) {
@@ -370,7 +385,7 @@ GMP_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout
 	GMP_ENTRY(epoll_wait, epfd, ev, max, timeout);
 	if (!getg())
 		return real_epoll_wait(epfd, ev, max, timeout);
-	return g_epoll_wait(epfd, ev, max, ms_deadline(timeout), timeout == 0);
+	return g_epoll_wait(epfd, ev, max, timer_ms_deadline(timeout), timeout == 0);
 }
 
 GMP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
@@ -379,9 +394,12 @@ GMP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeou
 	GMP_ENTRY(epoll_pwait, epfd, ev, max, timeout, mask);
 	if (!getg())
 		return real_epoll_pwait(epfd, ev, max, timeout, mask);
-	if (mask)
-		return GMP_BLOCKING(int, true, real_epoll_pwait(epfd, ev, max, timeout, mask));
-	return g_epoll_wait(epfd, ev, max, ms_deadline(timeout), timeout == 0);
+	if (mask) {
+		int64_t deadline = timer_ms_deadline(timeout);
+		return GMP_BLOCKING_AGAIN(int, true, false, timeout = timer_left_ms(deadline),
+				      real_epoll_pwait(epfd, ev, max, timeout, mask));
+	}
+	return g_epoll_wait(epfd, ev, max, timer_ms_deadline(timeout), timeout == 0);
 }
 
 GMP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
@@ -390,13 +408,18 @@ GMP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	GMP_ENTRY(epoll_pwait2, epfd, ev, max, ts, mask);
 	if (!getg())
 		return real_epoll_pwait2(epfd, ev, max, ts, mask);
-	if (mask)
-		return GMP_BLOCKING(int, true, real_epoll_pwait2(epfd, ev, max, ts, mask));
 	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return g_epoll_wait(epfd, ev, max, ts_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
+	if (mask) {
+		int64_t deadline = timer_rel_deadline(ts);
+		struct timespec left, *lp = (struct timespec *)ts;
+		return GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
+				      real_epoll_pwait2(epfd, ev, max, lp, mask));
+	}
+	return g_epoll_wait(epfd, ev, max, timer_rel_deadline(ts),
+			    ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
 }
 
 GMP_EXPORT int epoll_create1(int flags)

@@ -1,8 +1,8 @@
 /*
  * tests/progs/net_io.c — blocking I/O on pipes and sockets between
  * threads, with the answers a blocking-mode program relies on. One
- * subcommand per run (argv[1]); without one: pipe, socketpair, udp, poll,
- * errors, tcp, spawnflags.
+ * subcommand per run (argv[1]); without one: every one but
+ * closewake.
  *   pipe        two threads ping-pong 20,000 messages of 1 to 8 bytes over
  *               two pipes, every byte checked; then 1 MiB through a pipe
  *               in 7,777-byte writev calls, read with readv, checksummed.
@@ -19,7 +19,8 @@
  *               a byte written by another thread 20 ms later ends the wait
  *               with the fd ready; a pipe with room is writable at once;
  *               poll without fds sleeps; select updates its timeval as
- *               Linux does; an epoll waiter in another thread is woken by
+ *               Linux does, and waits on a pipe beside a regular file
+ *               (which epoll cannot watch); an epoll waiter in another thread is woken by
  *               a write; edge-triggered epoll reports an edge once.
  *   errors      errno values and file status flags: ECONNREFUSED (blocking
  *               and non-blocking connect), SO_RCVTIMEO and SO_SNDTIMEO
@@ -37,6 +38,10 @@
  *               return the byte ("reader: data"); a runtime that parks
  *               threads on fds may wake them with EBADF when the fd is
  *               closed ("reader: EBADF").
+ *   zero        4 threads call poll, ppoll, select, pselect and epoll_wait
+ *               with a zero timeout on an empty pipe, 400,000 times each
+ *               thread: every call returns 0 (never EINTR: the program
+ *               has no signal handler).
  *   spawnflags  a pipe and a socket left blocking by the program (after
  *               one blocking transfer each) and a pipe it made
  *               non-blocking, inherited through posix_spawn and through
@@ -770,6 +775,25 @@ static void select_tests(int p[2])
 	CHECK(r == 1 && FD_ISSET(p[0], &rs), "pselect, byte after 20 ms: %d %s", r, strerror(errno));
 	SAY("pselect with a signal mask, byte after 20 ms: 1, the fd set");
 	late_finish(&lw, p[0]);
+
+	/* a regular file, which epoll cannot watch, in the exception set:
+	 * the wait is the kernel's, on both sets as asked */
+	int f = open("/proc/self/exe", O_RDONLY);
+	CHECK(f >= 0, "open: %s", strerror(errno));
+	fd_set xs;
+	FD_ZERO(&rs);
+	FD_SET(p[0], &rs);
+	FD_ZERO(&xs);
+	FD_SET(f, &xs);
+	tv = (struct timeval){5, 0};
+	late_start(&lw, p[1], 20);
+	late_go(&lw);
+	r = select((f > p[0] ? f : p[0]) + 1, &rs, NULL, &xs, &tv);
+	CHECK(r == 1 && FD_ISSET(p[0], &rs) && !FD_ISSET(f, &xs), "select, pipe and file: %d %s",
+	      r, strerror(errno));
+	SAY("select on a pipe (read) and a regular file (exceptions), byte after 20 ms: 1, the pipe");
+	late_finish(&lw, p[0]);
+	close(f);
 }
 
 static int ep_fd;
@@ -1524,6 +1548,61 @@ static void sub_cancel(void)
 	close(cn_listen);
 }
 
+/* ---- zero: checks without waiting ------------------------------------------- */
+
+#define ZERO_THREADS 4
+#define ZERO_CALLS 400000
+static int zr_pipe[2], zr_ep;
+
+static int zero_call(int i)
+{
+	int fd = zr_pipe[0];
+	struct pollfd pf = {fd, POLLIN, 0};
+	struct timespec ts = {0, 0};
+	struct timeval tv = {0, 0};
+	struct epoll_event ev;
+	fd_set rs;
+	FD_ZERO(&rs);
+	FD_SET(fd, &rs);
+	switch (i % 5) {
+	case 0:
+		return poll(&pf, 1, 0);
+	case 1:
+		return ppoll(&pf, 1, &ts, NULL);
+	case 2:
+		return select(fd + 1, &rs, NULL, NULL, &tv);
+	case 3:
+		return pselect(fd + 1, &rs, NULL, NULL, &ts, NULL);
+	default:
+		return epoll_wait(zr_ep, &ev, 1, 0);
+	}
+}
+
+static void *zero_caller(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ZERO_CALLS; i++) {
+		int r = zero_call(i);
+		CHECK(r == 0, "call %d (kind %d) with a zero timeout: %d %s", i, i % 5, r,
+		      r < 0 ? strerror(errno) : "ready");
+	}
+	return NULL;
+}
+
+static void sub_zero(void)
+{
+	CHECK(pipe(zr_pipe) == 0, "pipe: %s", strerror(errno));
+	zr_ep = epoll_create1(0);
+	struct epoll_event ev = {.events = EPOLLIN};
+	CHECK(zr_ep >= 0 && epoll_ctl(zr_ep, EPOLL_CTL_ADD, zr_pipe[0], &ev) == 0, "epoll: %s",
+	      strerror(errno));
+	run_n(ZERO_THREADS, zero_caller);
+	SAY("poll, ppoll, select, pselect, epoll_wait, zero timeout, empty pipe, %d threads x %d "
+	    "calls: all 0",
+	    ZERO_THREADS, ZERO_CALLS);
+	close(zr_ep), close(zr_pipe[0]), close(zr_pipe[1]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct subcommand cmds[] = {
@@ -1537,6 +1616,7 @@ int main(int argc, char **argv)
 		{"spawnflags", sub_spawnflags, true},
 		{"cancel", sub_cancel, true},
 		{"vfork", sub_vfork, true},
+		{"zero", sub_zero, true},
 		{NULL, NULL, false},
 	};
 	if (argc > 1 && strcmp(argv[1], "spawnflags-child") == 0)
