@@ -50,6 +50,12 @@ void door_slow(struct g *gp, bool may_yield)
 		trace_ev(gp->m, TR_PREEMPT, gp, 1);
 		g_preempt_yield();
 	}
+	/* a process signal that found the G inside libgmp was posted for the
+	 * process (hold_back), to be routed by the scheduler or sysmon,
+	 * which a process of one thread may not run for a long time: route
+	 * it now */
+	if (req & DOOR_SIGNAL)
+		sigq_poll(gp->m->p);
 	door_unhold(gp);
 	errno = e;
 	door_signals_kept(gp);

@@ -6,6 +6,7 @@
  * libgmp did not see (see sched.h).
  */
 #include "core/sched_impl.h"
+#include "core/door.h"
 #include "core/netpoll.h"
 #include "core/proc.h"
 #include "core/sigq.h"
@@ -49,12 +50,40 @@ static void syscall_enter(struct g *gp, bool watch)
 		sysmon_syscall_entered();
 }
 
+/*
+ * After entering: a signal that found gp inside libgmp on its way here
+ * left its handler for a door (sig_deferred); a call that may block must
+ * not start without it, or it could wait for ever with the signal
+ * pending (a SIGTERM whose default action ends the process, behind a
+ * process-shared semaphore's wait). True when the G came back out and
+ * ran its handlers, as for a signal that came a moment before the call:
+ * the caller enters again. Not inside a handler (the interrupted code's
+ * next door serves them). One that comes once the G is in its system
+ * call finds it there and interrupts the call, as the kernel does.
+ */
+static bool served_held_back(struct g *gp)
+{
+	atomic_signal_fence(memory_order_seq_cst);	/* after the state's store */
+	if (likely(!__atomic_load_n(&gp->sig_deferred, __ATOMIC_RELAXED)) || gp->preemptoff)
+		return false;
+	g_syscall_exit();
+	/* a process signal is posted for the process, and routed by the
+	 * scheduler or sysmon: in a process of one thread, neither may look
+	 * before this call ends */
+	sigq_poll(gp->m->p);
+	gp->sig_deferred = false;
+	door_signals_kept(gp);
+	return true;
+}
+
 void g_syscall_enter(void)
 {
 	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
 		return;		/* nested: the outer call's exit ends it */
-	syscall_enter(gp, true);
+	do
+		syscall_enter(gp, true);
+	while (served_held_back(gp));
 }
 
 /* Let go of pp, left in P_SYSCALL by the G that entered a call: to an M
@@ -89,11 +118,13 @@ static void enter_letting_go(bool always)
 	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
 		return;
-	struct p *pp = gp->m->p;
-	bool work = !runq_empty(pp) || ld_rlx(&sched.runqsize) != 0;
-	syscall_enter(gp, !always);
-	if (work || always)
-		free_p(pp, work);
+	do {
+		struct p *pp = gp->m->p;
+		bool work = !runq_empty(pp) || ld_rlx(&sched.runqsize) != 0;
+		syscall_enter(gp, !always);
+		if (work || always)
+			free_p(pp, work);
+	} while (served_held_back(gp));
 }
 
 void g_syscall_enter_block(void)

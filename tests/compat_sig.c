@@ -415,6 +415,18 @@ Test(sig, sigsuspend_in_a_program_without_threads, .timeout = TEST_TIMEOUT)
 	same_as_nptl("sig_signals", "lone", PROCS(0, 1));
 }
 
+/* A process signal that finds a thread inside libgmp waits for the
+ * thread's next door, routed to it by the scheduler or sysmon; in a
+ * process of one thread (a child made by fork) neither may run: a child
+ * calling sigprocmask without end, with SIGTERM at its default action
+ * (the trampoline has it: a thread of the parent blocks every signal),
+ * lived on after SIGTERM, and so did Python's process-pool workers
+ * waiting on a process-shared semaphore. */
+Test(sig, sigterm_ends_a_child_of_one_thread, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "term", PROCS(0, 1));
+}
+
 /* ---- 7. one-shot handlers ------------------------------------------------------------------ */
 
 /* Every way of installing a handler (sigaction with SA_RESETHAND, with

@@ -159,16 +159,19 @@ case_python_threads() {
 
 # py_suite LOG TEST...: CPython's regression tests TEST... in verbose mode,
 # their output in $OUTDIR/LOG and their results in $OUTDIR/LOG.xml; one
-# line per test that passed, the summary as a figure
+# line per test that passed, the summary as a figure. A test module that
+# runs 5 minutes has hung: Python's faulthandler prints every thread's
+# stack and ends the run
 py_suite() {
 	local log=$OUTDIR/$1
 	shift
 	local rc=0
-	$PRE $PY -m test -v --junit-xml "$log.xml" "$@" >"$log" 2>&1 || rc=$?
-	# a suite killed by a signal writes no report: show where it was
-	if [ "$rc" -gt 128 ]; then
-		echo "$PY -m test $*: ended by signal $((rc - 128)); its last lines:" >&2
-		tail -n 30 "$log" >&2
+	$PRE $PY -m test -v --timeout 300 --junit-xml "$log.xml" "$@" >"$log" 2>&1 || rc=$?
+	# a suite killed by a signal or stopped as hung writes no report:
+	# show where it was
+	if [ "$rc" -gt 128 ] || { [ "$rc" != 0 ] && ! [ -s "$log.xml" ]; }; then
+		echo "$PY -m test $*: exit $rc, no report; its last lines:" >&2
+		tail -n 60 "$log" >&2
 	fi
 	/usr/bin/python3 "$here/junit_passed.py" "$log.xml"
 	return 0

@@ -43,12 +43,20 @@
  *                         locks: they run meanwhile, and the thread goes
  *                         back to its wait after the handler and gets
  *                         the mutex when main unlocks it
+ *   sig_signals term      a thread blocks every signal (as Python's
+ *                         faulthandler watchdog does); 20 times, a child
+ *                         made by fork, with one thread, calls
+ *                         sigprocmask without end, or waits on a
+ *                         process-shared semaphore after such calls, and
+ *                         gets SIGTERM at its default action: each dies
+ *                         of it within 5 s
  *
  * Prints what happened and "PASS <what>", exits 0; else says what and
  * exits 1.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -56,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -650,6 +659,66 @@ static int handlerblock_test(void)
 	return 0;
 }
 
+/* --- term ---------------------------------------------------------------- */
+
+static void *block_all(void *arg)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;)
+		pause();
+	return arg;
+}
+
+static int term_test(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, block_all, NULL) != 0)
+		return fail("pthread_create");
+	sleep_ms(20);
+	sem_t *sem = mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			  -1, 0);
+	if (sem == MAP_FAILED || sem_init(sem, 1, 0) != 0)
+		return fail("a process-shared semaphore");
+	int died = 0;
+	for (int r = 0; r < 20; r++) {
+		pid_t c = fork();
+		if (c < 0)
+			return fail("fork");
+		if (c == 0) {
+			sigset_t none;
+			sigemptyset(&none);
+			for (int n = 0;; n++) {
+				sigprocmask(SIG_SETMASK, &none, NULL);
+				if (r % 2 && n % 1000 == 999 && sem_trywait(sem) != 0)
+					sem_wait(sem);
+			}
+		}
+		sleep_ms(10 + r);
+		kill(c, SIGTERM);
+		int st = 0;
+		for (int ms = 0; ms < 5000; ms++) {
+			if (waitpid(c, &st, WNOHANG) == c)
+				break;
+			sleep_ms(1);
+		}
+		if (waitpid(c, &st, WNOHANG) == 0) {
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+			printf("child %d lived on after SIGTERM\n", r);
+		} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) {
+			died++;
+		}
+	}
+	printf("children of one thread, SIGTERM at its default action: %d of 20 died of it\n",
+	       died);
+	if (died != 20)
+		return 1;
+	printf("PASS term\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -674,7 +743,9 @@ int main(int argc, char **argv)
 		return lone_test();
 	if (strcmp(what, "handlerblock") == 0)
 		return handlerblock_test();
+	if (strcmp(what, "term") == 0)
+		return term_test();
 	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|suspend|timedwait|waitpid|vfork|lone|"
-		"handlerblock\n");
+		"handlerblock|term\n");
 	return 2;
 }
