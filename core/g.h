@@ -105,6 +105,9 @@ struct gstack {
 /* g->flags */
 #define G_FLAG_MAIN	0x1	/* the process's initial thread */
 #define G_FLAG_SCOPE_SYSTEM	0x2	/* created with PTHREAD_SCOPE_SYSTEM (reported only) */
+#define G_FLAG_KTID	0x4	/* on an OS thread of its own for life, whose
+				 * kernel tid glibc knows for it and whose
+				 * robust list is the G's (preload/mutex.c) */
 
 /* g->joiner value for a joiner that is not a G (it sleeps on exit_futex). */
 #define G_JOINER_FOREIGN ((struct g *)1)

@@ -554,9 +554,10 @@ int *tls_tid_addr(uintptr_t tp)
 	return (int *)(tp + PD_TID);
 }
 
-void tls_robust_release(uintptr_t tp)
+/* The robust list of TCB tp: each entry's futex word (pending included)
+ * to fn. */
+static void robust_each(uintptr_t tp, void (*fn)(uint32_t *w, bool pi, void *arg), void *arg)
 {
-	int tid = tls_tid(tp);
 	uintptr_t head = tp + PD_ROBUST_HEAD;
 	uintptr_t entry = *(uintptr_t *)head;
 	long off = *(long *)(head + 8);
@@ -565,14 +566,65 @@ void tls_robust_release(uintptr_t tp)
 		uintptr_t e = entry & ~1ul;
 		uintptr_t next = *(uintptr_t *)e;
 		if (e != (pending & ~1ul))
-			robust_death((uint32_t *)(e + off), tid, entry & 1);
+			fn((uint32_t *)(e + off), entry & 1, arg);
 		entry = next;
 	}
 	if (pending)
-		robust_death((uint32_t *)((pending & ~1ul) + off), tid, pending & 1);
-	/* the TCB will serve another G */
+		fn((uint32_t *)((pending & ~1ul) + off), pending & 1, arg);
+}
+
+struct retid {
+	uint32_t from, to;
+};
+
+/* A robust mutex's word and owner (pthread_mutex_t: __lock, then __count,
+ * then __owner) from one tid to the other; the other bits kept. */
+static void robust_retid(uint32_t *uaddr, bool pi, void *arg)
+{
+	(void)pi;
+	struct retid *t = arg;
+	_Atomic uint32_t *w = (_Atomic uint32_t *)uaddr;
+	uint32_t v = ld_acq(w);
+	while ((v & FUTEX_TID_MASK) == t->from && !cas(w, &v, (v & ~FUTEX_TID_MASK) | t->to))
+		;
+	int *owner = (int *)(uaddr + 2);
+	if ((uint32_t)*owner == t->from)
+		*owner = (int)t->to;
+}
+
+int tls_take_tid(uintptr_t tp, int tid)
+{
+	int old = tls_tid(tp);
+	struct retid t = {(uint32_t)old, (uint32_t)tid};
+	tls_set_tid(tp, tid);
+	robust_each(tp, robust_retid, &t);
+	tls_robust_register(tp);
+	return old;
+}
+
+void tls_robust_register(uintptr_t tp)
+{
+	arch_syscall2(SYS_set_robust_list, tp + PD_ROBUST_HEAD, 3 * sizeof(long));
+}
+
+void tls_robust_forget(uintptr_t tp)
+{
+	uintptr_t head = tp + PD_ROBUST_HEAD;
 	*(uintptr_t *)head = head;
 	*(uintptr_t *)(head + 16) = 0;
+}
+
+static void robust_release_one(uint32_t *uaddr, bool pi, void *arg)
+{
+	robust_death(uaddr, *(int *)arg, pi);
+}
+
+void tls_robust_release(uintptr_t tp)
+{
+	int tid = tls_tid(tp);
+	robust_each(tp, robust_release_one, &tid);
+	/* the TCB will serve another G */
+	tls_robust_forget(tp);
 }
 
 void tls_after_fork(uintptr_t tp_g, uintptr_t tp_m, bool m_tcb_ours)

@@ -73,9 +73,26 @@ void tls_robust_release(uintptr_t tp);
 
 /* The tid glibc knows for the thread of TCB tp (THREAD_SELF->tid): a G's
  * fake tid, or the kernel tid of the OS thread a G is dedicated to when
- * glibc must hand it to the kernel (priority-protect mutexes). */
+ * glibc must hand it to the kernel (priority-protect mutexes,
+ * process-shared robust and priority-inheritance ones). */
 int tls_tid(uintptr_t tp);
 void tls_set_tid(uintptr_t tp, int tid);
+
+/*
+ * On the OS thread of kernel tid `tid`, which the G owning TCB tp keeps
+ * for the rest of its life: glibc's tid for it becomes `tid`, the robust
+ * mutexes it holds are rewritten from its old tid to the new one (futex
+ * word and owner), and the kernel's robust list of this OS thread becomes
+ * the G's, so that the kernel marks them FUTEX_OWNER_DIED if the process
+ * dies. Returns the old tid.
+ */
+int tls_take_tid(uintptr_t tp, int tid);
+/* The calling OS thread's robust list, for the kernel, becomes the one of
+ * TCB tp (an M's own again when its dedicated G ends). */
+void tls_robust_register(uintptr_t tp);
+/* In a child of fork, on its G: the robust mutexes the parent held are not
+ * the child's (glibc empties the list of the thread that forked). */
+void tls_robust_forget(uintptr_t tp);
 /* Where that tid lives in the TCB (glibc's clear_child_tid word). */
 int *tls_tid_addr(uintptr_t tp);
 

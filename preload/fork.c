@@ -16,6 +16,7 @@
 #include "preload/runtime.h"
 #include "core/lock.h"
 #include "core/sched.h"
+#include "core/tls.h"
 #include "core/fdtab.h"
 
 #include <errno.h>
@@ -109,6 +110,13 @@ static pid_t gmp_fork(void)
 	arch_set_fs(gp->tcb);
 	if (pid == 0) {
 		sched_after_fork(gp);
+		/* the parent's robust mutexes are not the child's, as glibc
+		 * empties the forking thread's list; a G on an OS thread of
+		 * its own has the child's only one, whose robust list it
+		 * takes (mutex.c) */
+		tls_robust_forget(gp->tcb);
+		if (gp->flags & G_FLAG_KTID)
+			tls_robust_register(gp->tcb);
 		fd_after_fork();
 		gp->clear_tid_set = false;	/* the child's word is glibc's, as after a fork */
 		gp->clear_tid = NULL;

@@ -383,18 +383,40 @@ int mutex_check_owner(pthread_mutex_t *m)
  * deadlocks as under NPTL. */
 
 /*
- * A priority-protect mutex makes glibc change the priority of the owner's
- * kernel thread (THREAD_SELF->tid): a G that locks one is first given an
- * OS thread of its own for the rest of its life (as a pinned thread
- * has), carrying its scheduling policy, and that thread's
- * tid becomes the one glibc knows.
+ * glibc writes the owner's tid (THREAD_SELF->tid) into some of its
+ * objects, and reads it back: as the kernel does for a priority-protect
+ * mutex (glibc changes the priority of the owner's kernel thread), and
+ * for a process-shared priority-inheritance one (FUTEX_LOCK_PI finds the
+ * owner by its tid; FUTEX_UNLOCK_PI must come from it) or robust one
+ * (marked FUTEX_OWNER_DIED when its owner's OS thread ends with the
+ * process, through that thread's robust list); and as other processes do
+ * for a process-shared recursive or error-checking mutex (the owner) and
+ * a process-shared rwlock (the writer), where a G's id, unique in its
+ * process only, could be another process's G's too. A G that locks one
+ * of these is first given an OS thread of its own for the rest of its
+ * life (as a pinned thread has), carrying its scheduling policy; that
+ * thread's tid becomes the one glibc knows, unique on the machine, and
+ * its robust list the G's (tls_take_tid). A private robust mutex needs
+ * none of it: libgmp releases those when a G ends.
  */
-#define KIND_PP 64
+#define KIND_PI 32u
+#define KIND_PP 64u
+#define KIND_PSHARED 128u
 
-static int pp_dedicate(pthread_mutex_t *m)
+static bool owner_known_outside(pthread_mutex_t *m)
+{
+	unsigned kind = (unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+	unsigned type = kind & 3u;
+	return (kind & KIND_PP) ||
+	       ((kind & KIND_PSHARED) && ((kind & (KIND_PI | KIND_ROBUST)) ||
+					  type == PTHREAD_MUTEX_RECURSIVE ||
+					  type == PTHREAD_MUTEX_ERRORCHECK));
+}
+
+int sync_own_os_thread(void)
 {
 	struct g *gp = getg();
-	if (!gp || !(__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & KIND_PP))
+	if (!gp || (gp->flags & G_FLAG_KTID))
 		return 0;
 	GMP_LIB_SCOPE;	/* starts an OS thread (GMP_ENTRY_LIGHT) */
 	if (!gp->lockedm) {
@@ -405,14 +427,17 @@ static int pp_dedicate(pthread_mutex_t *m)
 			return err;
 		g_yield();	/* off to the dedicated OS thread */
 	}
-	int tid = os_gettid();
-	if (tls_tid(gp->tcb) != tid) {
-		tls_set_tid(gp->tcb, tid);
-		struct sched_param sp = {.sched_priority = gp->schedprio};
-		if (gp->schedpolicy != SCHED_OTHER)
-			arch_syscall3(SYS_sched_setscheduler, 0, gp->schedpolicy, &sp);
-	}
+	tls_take_tid(gp->tcb, os_gettid());
+	gp->flags |= G_FLAG_KTID;
+	struct sched_param sp = {.sched_priority = gp->schedprio};
+	if (gp->schedpolicy != SCHED_OTHER)
+		arch_syscall3(SYS_sched_setscheduler, 0, gp->schedpolicy, &sp);
 	return 0;
+}
+
+static int own_os_thread(pthread_mutex_t *m)
+{
+	return owner_known_outside(m) ? sync_own_os_thread() : 0;
 }
 
 static int lock_glibc_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
@@ -422,7 +447,7 @@ static int lock_glibc_wait(pthread_mutex_t *m, clockid_t clk, const struct times
 
 static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
-	int err = pp_dedicate(m);
+	int err = own_os_thread(m);
 	if (err)
 		return err;
 	/* glibc's lock, first without waiting; then it waits in the kernel
@@ -491,7 +516,7 @@ GMP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	GMP_ENTRY_LIGHT(pthread_mutex_trylock, m);
 	if (unlikely(glibcs(m))) {
-		int err = pp_dedicate(m);
+		int err = own_os_thread(m);
 		return err ? err : real_pthread_mutex_trylock(m);
 	}
 	int type = mtype(m);

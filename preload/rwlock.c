@@ -250,9 +250,14 @@ static int wrlock(pthread_rwlock_t *rw, int how, clockid_t clk, const struct tim
 
 /* A process-shared rwlock is glibc's: glibc's lock without waiting
  * first, then a wait in the kernel on the lock's own words, as a system
- * call whose P is handed on at once. */
+ * call whose P is handed on at once. glibc records the writer's tid,
+ * which other processes compare with theirs: the caller takes an OS
+ * thread of its own first (sync_own_os_thread). */
 static int lock_glibc(pthread_rwlock_t *rw, bool writer, clockid_t clk, const struct timespec *abs)
 {
+	int err = sync_own_os_thread();
+	if (err)
+		return err;
 	if (abs && !sync_clock_ok(clk))
 		return EINVAL;	/* glibc's answer before it tries the lock */
 	if (abs)
@@ -285,7 +290,7 @@ GMP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 #define RW_ENTRY(name, ...) \
 	GMP_ENTRY(name, __VA_ARGS__); \
 	if (glibcs(rw)) \
-		return real_##name(__VA_ARGS__)
+		return sync_own_os_thread() ?: real_##name(__VA_ARGS__)
 /* the same for the calls that wait */
 #define RW_ENTRY_WAIT(name, writer, clk, abs, ...) \
 	GMP_ENTRY(name, __VA_ARGS__); \

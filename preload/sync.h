@@ -55,6 +55,11 @@ void sync_interrupted(void);
  * (wq_push armed it for a wake-up) must not stop running before it parks:
  * it unlocks with may_yield false, or a waker could spin on it forever. */
 int mutex_check_owner(pthread_mutex_t *m);
+/* The calling G, about to lock a glibc object that records its owner's
+ * tid where the kernel or another process reads it, gets an OS thread of
+ * its own for life, whose tid glibc knows for it from then on
+ * (mutex.c). 0, or the error of starting that OS thread. */
+int sync_own_os_thread(void);
 int gmp_mutex_lock(pthread_mutex_t *m);
 int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield);
 

@@ -221,6 +221,10 @@ _Noreturn void thread_finish(struct g *gp, void *r)
 	GMP_PROGRAM(tls_run_dtors(); keys_run_destructors(gp));
 	door_hold(gp);		/* libgmp's from here to the end */
 	tls_robust_release(gp->tcb);
+	/* the OS thread it had for its own goes on as an ordinary M: the
+	 * kernel's robust list there is the M's own again */
+	if (gp->flags & G_FLAG_KTID)
+		tls_robust_register(gp->m->own_tp);
 	tls_exit(gp->tcb);
 	if (proc_exiting(gp))
 		exit(0);	/* the last thread: the process ends, as in glibc */

@@ -166,6 +166,21 @@ Test(posix, process_shared_objects_across_processes, .timeout = TEST_TIMEOUT)
 	sub_same_as_nptl("posix_pshared", "procs", RUN_TIMEOUT);
 }
 
+/* Objects that record their owner's thread id: a robust process-shared
+ * mutex (plain and priority-inheritance) whose owner ends (its process
+ * killed with the main thread or another thread owning it, its process
+ * exiting, the owning thread ending) gives the next locker EOWNERDEAD; a
+ * process-shared priority-inheritance mutex under contention from 2
+ * processes counts right; process-shared recursive and error-checking
+ * mutexes and an rwlock let one thread in at a time across 2 processes.
+ * libgmp hung in all three: the kernel never saw its threads' robust
+ * lists, FUTEX_LOCK_PI found no thread of the owner's id, and two
+ * processes' first threads had the same id. */
+Test(posix, owner_ids_of_process_shared_objects, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_pshared", "owners", RUN_TIMEOUT);
+}
+
 /* Real-time threads waiting on process-shared mutexes, semaphores and
  * condition variables are woken highest priority first, equals in
  * arrival order, as the kernel's futex queues do. libgmp polled the

@@ -24,6 +24,19 @@
  *                          wait on one condition variable and a broadcast
  *                          wakes all 12; a mutex counts 3 x 20,000
  *                          increments from 3 processes
+ *   posix_pshared owners   objects that record their owner's thread id:
+ *                          a robust mutex (plain and priority-inheritance)
+ *                          whose owner ends (a process killed with its
+ *                          main thread or another thread the owner, a
+ *                          process that exits, a thread that ends) gives
+ *                          the next locker EOWNERDEAD; a priority-
+ *                          inheritance mutex counts 2 x 2 x 5,000
+ *                          increments from 2 processes; a recursive and an
+ *                          error-checking mutex and an rwlock, used by the
+ *                          first thread each of 2 processes creates, let
+ *                          one in at a time and never answer EDEADLK
+ *                          (a second argument, robust, pi or one, runs
+ *                          that part alone)
  */
 #include "common.h"
 
@@ -429,6 +442,193 @@ static int procs_test(void)
 	return 0;
 }
 
+/* --- owners --------------------------------------------------------------------- */
+
+struct owned {
+	pthread_mutex_t robust, pirobust, pi, rec, err;
+	pthread_rwlock_t rw;
+	atomic_int locked, inside[3], most, bad;
+	long count;
+};
+static struct owned *ow;
+
+static void init_mutex(pthread_mutex_t *m, int type, int protocol, int robust)
+{
+	pthread_mutexattr_t ma;
+	CHECK(pthread_mutexattr_init(&ma) == 0, "mutexattr_init");
+	CHECK(pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED) == 0, "setpshared");
+	CHECK(pthread_mutexattr_settype(&ma, type) == 0, "settype");
+	CHECK(pthread_mutexattr_setprotocol(&ma, protocol) == 0, "setprotocol");
+	CHECK(pthread_mutexattr_setrobust(&ma, robust) == 0, "setrobust");
+	CHECK(pthread_mutex_init(m, &ma) == 0, "mutex_init");
+}
+
+/* Locks the mutex, says so, and holds it until the process ends. */
+static void *hold_forever(void *arg)
+{
+	CHECK(pthread_mutex_lock(arg) == 0, "lock");
+	atomic_store(&ow->locked, 1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void *hold_and_end(void *arg)
+{
+	CHECK(pthread_mutex_lock(arg) == 0, "lock");
+	return NULL;
+}
+
+enum death { D_KILL_MAIN, D_KILL_THREAD, D_EXIT_THREAD, D_THREAD_ENDS, NDEATH };
+static const char *death_name[NDEATH] = {
+	"its process killed, the main thread the owner",
+	"its process killed, another thread the owner",
+	"its process exits, another thread the owner",
+	"the owning thread ends",
+};
+
+/* The owner of m, in a child process (or a thread here), ends as `d`
+ * says; the next lock here gets EOWNERDEAD, makes m consistent and
+ * unlocks it. */
+static void owner_dies(pthread_mutex_t *m, const char *what, enum death d)
+{
+	pthread_t t;
+	if (d == D_THREAD_ENDS) {
+		CHECK(pthread_create(&t, NULL, hold_and_end, m) == 0, "pthread_create");
+		CHECK(pthread_join(t, NULL) == 0, "join");
+	} else {
+		atomic_store(&ow->locked, 0);
+		fflush(stdout);
+		pid_t c = fork();
+		CHECK(c >= 0, "fork");
+		if (c == 0) {
+			if (d == D_KILL_MAIN) {
+				CHECK(pthread_mutex_lock(m) == 0, "lock");
+				raise(SIGKILL);
+			}
+			CHECK(pthread_create(&t, NULL, hold_forever, m) == 0, "pthread_create");
+			while (!atomic_load(&ow->locked))
+				sleep_ms(1);
+			if (d == D_KILL_THREAD)
+				raise(SIGKILL);
+			exit(0);
+		}
+		int st;
+		CHECK(waitpid(c, &st, 0) == c, "waitpid");
+		CHECK(d == D_EXIT_THREAD ? WIFEXITED(st) && WEXITSTATUS(st) == 0
+					 : WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		      "child status %#x", st);
+	}
+	int r = pthread_mutex_lock(m);
+	CHECK(r == EOWNERDEAD, "%s, %s: lock gave %s", what, death_name[d], strerror(r));
+	CHECK(pthread_mutex_consistent(m) == 0, "consistent");
+	CHECK(pthread_mutex_unlock(m) == 0, "unlock");
+	printf("%s, %s: EOWNERDEAD, made consistent\n", what, death_name[d]);
+}
+
+static void *pi_counter(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5000; i++) {
+		CHECK(pthread_mutex_lock(&ow->pi) == 0, "lock");
+		ow->count++;
+		if (i % 500 == 0)
+			sleep_ms(1);	/* others queue in FUTEX_LOCK_PI */
+		CHECK(pthread_mutex_unlock(&ow->pi) == 0, "unlock");
+	}
+	return NULL;
+}
+
+/* Inside object k's critical section for a moment. */
+static void enter(int k)
+{
+	int n = atomic_fetch_add(&ow->inside[k], 1) + 1;
+	int m = atomic_load(&ow->most);
+	while (n > m && !atomic_compare_exchange_weak(&ow->most, &m, n))
+		;
+	struct timespec t = {0, 20000};
+	nanosleep(&t, NULL);
+	atomic_fetch_sub(&ow->inside[k], 1);
+}
+
+/* One of 2 processes' first threads: each object 1,000 times. */
+static void *one_at_a_time(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 1000; i++) {
+		int r1 = pthread_mutex_lock(&ow->rec), r2 = pthread_mutex_lock(&ow->rec);
+		if (r1 || r2)
+			atomic_fetch_add(&ow->bad, 1);
+		enter(0);
+		pthread_mutex_unlock(&ow->rec);
+		pthread_mutex_unlock(&ow->rec);
+		if (pthread_mutex_lock(&ow->err) != 0)
+			atomic_fetch_add(&ow->bad, 1);
+		enter(1);
+		if (pthread_mutex_unlock(&ow->err) != 0)
+			atomic_fetch_add(&ow->bad, 1);
+		if (pthread_rwlock_wrlock(&ow->rw) != 0)
+			atomic_fetch_add(&ow->bad, 1);
+		enter(2);
+		if (pthread_rwlock_unlock(&ow->rw) != 0 || pthread_rwlock_rdlock(&ow->rw) != 0 ||
+		    pthread_rwlock_unlock(&ow->rw) != 0)
+			atomic_fetch_add(&ow->bad, 1);
+	}
+	return NULL;
+}
+
+/* Runs fn in 2 processes (this one and a child), `threads` threads each. */
+static void in_two_processes(void *(*fn)(void *), int threads)
+{
+	fflush(stdout);
+	pid_t c = fork();
+	CHECK(c >= 0, "fork");
+	pthread_t t[4];
+	for (int i = 0; i < threads; i++)
+		CHECK(pthread_create(&t[i], NULL, fn, NULL) == 0, "pthread_create");
+	for (int i = 0; i < threads; i++)
+		CHECK(pthread_join(t[i], NULL) == 0, "join");
+	if (c == 0)
+		_exit(0);
+	int st;
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %#x", st);
+}
+
+/* part: NULL for all, or robust, pi, one */
+static int owners_test(const char *part)
+{
+	ow = mmap(NULL, sizeof *ow, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(ow != MAP_FAILED, "mmap: %s", strerror(errno));
+	init_mutex(&ow->robust, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_ROBUST);
+	init_mutex(&ow->pirobust, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT, PTHREAD_MUTEX_ROBUST);
+	init_mutex(&ow->pi, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT, PTHREAD_MUTEX_STALLED);
+	init_mutex(&ow->rec, PTHREAD_MUTEX_RECURSIVE, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED);
+	init_mutex(&ow->err, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED);
+	pthread_rwlockattr_t ra;
+	CHECK(pthread_rwlockattr_init(&ra) == 0, "rwlockattr_init");
+	CHECK(pthread_rwlockattr_setpshared(&ra, PTHREAD_PROCESS_SHARED) == 0, "setpshared");
+	CHECK(pthread_rwlock_init(&ow->rw, &ra) == 0, "rwlock_init");
+
+	if (!part || strcmp(part, "robust") == 0) {
+		for (int d = 0; d < NDEATH; d++)
+			owner_dies(&ow->robust, "robust mutex", d);
+		owner_dies(&ow->pirobust, "robust priority-inheritance mutex", D_KILL_THREAD);
+		owner_dies(&ow->pirobust, "robust priority-inheritance mutex", D_THREAD_ENDS);
+	}
+	if (!part || strcmp(part, "pi") == 0) {
+		in_two_processes(pi_counter, 2);
+		printf("a priority-inheritance mutex shared by 2 processes of 2 threads counted "
+		       "%ld increments\n", ow->count);
+	}
+	if (part && strcmp(part, "one") != 0)
+		return 0;
+	in_two_processes(one_at_a_time, 1);
+	printf("recursive and error-checking mutexes and an rwlock, one thread in each of 2 "
+	       "processes: at most %d inside at once, %d errors\n",
+	       atomic_load(&ow->most), atomic_load(&ow->bad));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : "";
@@ -443,8 +643,10 @@ int main(int argc, char **argv)
 		rc = signal_test();
 	else if (strcmp(sub, "procs") == 0)
 		rc = procs_test();
+	else if (strcmp(sub, "owners") == 0)
+		rc = owners_test(argc > 2 ? argv[2] : NULL);
 	else {
-		fprintf(stderr, "usage: posix_pshared cancel|timeout|signal|procs\n");
+		fprintf(stderr, "usage: posix_pshared cancel|timeout|signal|procs|owners\n");
 		return 2;
 	}
 	if (rc == 0)
