@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/ — workloads run under NPTL and libgmp side by side.
 #
 # The workloads are ordinary pthread programs (nothing in them knows about

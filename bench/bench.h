@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/bench.h — helpers shared by the workloads. Each workload is an
  * ordinary pthread program that knows nothing about libgmp: it reads its

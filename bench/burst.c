@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/burst.c — a burst of short-lived threads: create T threads (default
  * 10,000) that each compute a little (ITERS rounds of FNV-1a, about 1-2 us),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/concurrent.c — many threads alive at once. Creates N threads
  * (default 100,000; 1,000,000 when built as maxthreads) that each sleep in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/cond_pingpong.c — a token bounced between two threads through a
  * mutex and two condition variables, N round trips (default 100,000). Each

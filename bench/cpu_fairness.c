@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/cpu_fairness.c — threads that only compute, more of them than
  * there are processors. T threads (default 8) start together (a start

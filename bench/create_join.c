@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/create_join.c — thread churn, one at a time: create one thread,
  * join it, N times in a row (N default 20,000). Each thread returns a value

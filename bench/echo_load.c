@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/echo_load.c — the load for bench/echo_server: a single-threaded
  * epoll client, run as a plain program (never under libgmp), so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/echo_server.c — a thread-per-connection TCP echo server, written
  * the plain blocking way: the main thread accepts on 127.0.0.1 (an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/file_compute.c — file reads beside computation: K reader threads
  * (default 4) each read a generated file of MIB MiB (default 64) PASSES

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/lib.sh — what bench/run.sh and bench/sweep.sh share: one run of a
 # workload under NPTL or libgmp, with its raw line, and the echo server's
 # start, load and end. Sourced by bash; the caller sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/mutex_contention.c — many threads fighting over one mutex. For each
  * thread count in LIST (default 4,64), in turn: the threads start together

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/mutex_uncontended.c — the cost of a lock nobody else wants: one
  * thread locks and unlocks a default mutex N times in a row (default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/page_floor.c — what the kernel charges for a thread's first
  * touch of its stack, measured without threads: in one anonymous mapping

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/pipe_pingpong.c — a byte bounced between two threads over two
  * pipes, N round trips (default 100,000), in P independent pairs at once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/prodcons.c — producers and consumers over a bounded queue: P
  * producer threads (default 4) put N items in all (default 1,000,000) into

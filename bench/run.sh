@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh — runs every bench workload under NPTL (plainly) and under
 # libgmp (through the build tree's gmprun), interleaved: repetition i runs
 # NPTL then libgmp when i is odd, libgmp then NPTL when i is even. It takes

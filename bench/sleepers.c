@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/sleepers.c — many threads that mostly sleep: T threads (default
  * 10,000), each sleeping 1 ms (usleep(1000)) K times (default 20) with a

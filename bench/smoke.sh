@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/smoke.sh — part of `make check`: runs every bench workload once under
 # libgmp with tiny sizes, each with a timeout, and fails if one fails, times
 # out or prints no RESULT line. It judges no timing (that is bench/run.sh's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/start_latency.c — how long a new thread waits before it runs.
  * C creators (default 4) each keep up to K of their threads alive

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/sweep.sh — how NPTL and libgmp scale with the number of threads:
 # two workloads, each at five sizes, under both libraries, one point after
 # the other (interleaved as in run.sh: odd repetitions NPTL first). It

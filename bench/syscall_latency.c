@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/syscall_latency.c — how soon another thread runs when one blocks
  * in a system call that cannot be polled. Thread A, in each of R rounds

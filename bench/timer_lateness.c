@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/timer_lateness.c — how late a sleeping thread wakes up while
  * other threads keep every processor busy without ever waiting. N

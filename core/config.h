@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/config.h — settings read from the environment once at start-up.
  *

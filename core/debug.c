@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/debug.c — schedtrace and statistics (see debug.h).
  */

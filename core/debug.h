@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/debug.h — what the runtime tells about itself: GMPDEBUG=schedtrace
  * lines and the statistics gmprun --stats prints.

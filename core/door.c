@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * core/door.c — serving the requests that wait at a G's doors (see
- * door.h): a yield that sysmon asked for, the handlers of signals routed
- * to the G.
+ * core/door.c — the start-up state every entry checks, and serving the
+ * requests that wait at a G's doors (see door.h): a yield that sysmon
+ * asked for, the handlers of signals routed to the G.
  */
 #include "core/door.h"
+#include "core/config.h"
+#include "core/layout.h"
 #include "core/sched.h"
 #include "core/sigq.h"
 #include "core/trace.h"
@@ -11,6 +14,50 @@
 #include <sys/syscall.h>
 
 struct door_hooks door_hooks;
+
+/* --- start-up ------------------------------------------------------------------ */
+
+_Atomic int gmp_state;
+bool gmp_passthrough;
+
+/* the start steps the layers above registered (GMP_START_STEP): the
+ * linker gives the bounds of their section */
+extern const gmp_start_step __start_gmp_start_steps[] __attribute__((weak));
+extern const gmp_start_step __stop_gmp_start_steps[] __attribute__((weak));
+
+void gmp_init_slow(void)
+{
+	static _Atomic int init_tid;
+	int expect = 0;
+	if (!cas(&gmp_state, &expect, 1)) {
+		/* start-up calling back into libgmp (a malloc that locks
+		 * a mutex: jemalloc), on this thread or on the thread that
+		 * probes glibc's layout: the call goes to glibc, as below */
+		int tid = (int)arch_syscall0(SYS_gettid);
+		if (ld_acq(&init_tid) == tid || layout_probe_tid() == tid)
+			return;
+		while (ld_acq(&gmp_state) != 2)
+			arch_cpu_relax();
+		return;
+	}
+	st_rel(&init_tid, (int)arch_syscall0(SYS_gettid));
+	/* While the runtime starts, every interposed call this thread makes
+	 * (start-up allocates, and a malloc such as jemalloc locks pthread
+	 * mutexes) goes to glibc: no G exists yet. Other threads wait above
+	 * before they look at gmp_passthrough. */
+	gmp_passthrough = true;
+	real_init();
+	bool pass = false;
+	for (const gmp_start_step *s = __start_gmp_start_steps; !pass && s < __stop_gmp_start_steps;
+	     s++)
+		pass = (*s)();
+	gmp_passthrough = pass;
+	st_rel(&gmp_state, 2);
+	if (!gmp_passthrough && rt_cfg.schedtrace_ms)
+		sched_start();
+}
+
+/* --- the doors ----------------------------------------------------------------- */
 
 int door_signals(struct g *gp)
 {

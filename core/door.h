@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/door.h — doors: where a G passes between the program's code and
  * libgmp's.
@@ -61,9 +62,23 @@
 extern _Atomic int gmp_state;
 /* True when glibc's layout is unknown: every call goes to glibc. */
 extern bool gmp_passthrough;
-/* Bring the runtime up (once; a second caller waits for the first). It
- * is the interposition layer's start (preload/init.c), the one function
- * the doors call upward. */
+
+/*
+ * The start-up of the layers above the core: a function that brings the
+ * runtime up (preload/init.c) and returns true when libgmp must pass
+ * every call to glibc instead (the take-over decision). A layer registers
+ * it with GMP_START_STEP(fn), in a section of its own, which the core
+ * reads without naming anything above it: the steps are there before any
+ * constructor has run, so the first interposed call, whoever makes it,
+ * starts the runtime. Run in link order.
+ */
+typedef bool (*gmp_start_step)(void);
+#define GMP_START_STEP(fn) \
+	static const gmp_start_step gmp_start_##fn \
+		__attribute__((used, section("gmp_start_steps"))) = fn
+
+/* Bring the runtime up (once; a second caller waits for the first): the
+ * registered start steps, then gmp_passthrough and gmp_state set. */
 void gmp_init_slow(void);
 static inline void gmp_init(void)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/dump.c — every thread's state and stack, for the deadlock report
  * and the thread dump (see dump.h).

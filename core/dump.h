@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/dump.h — thread dumps and the deadlock check (core/dump.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/fdtab.c — the descriptor table (see fdtab.h).
  */

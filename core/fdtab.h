@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/fdtab.h — what libgmp knows of each file descriptor.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 
 /*
  * core/g.c — G structures: slab allocation (type-stable, never freed),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/lock.c — slow paths of rt_mutex and the note sleep/wakeup.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/lock.h — the runtime's two blocking primitives. Both block the whole
  * M (the OS thread) in the kernel, never a G, so they are for short

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/m.c — Ms: the OS threads that run Gs. Making them (m_start,
  * m_main, Ms dedicated to one G), stopping and waking them around the P

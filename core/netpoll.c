@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/netpoll.c — the epoll-based network poller (see netpoll.h).
  *

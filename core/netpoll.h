@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/netpoll.h — the network poller: one epoll instance on which Gs
  * wait for file descriptors to become readable or writable, and where an

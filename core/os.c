@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/os.c — futexes, OS threads and machine facts for the core.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/os.h — the operating system as the core sees it: futexes, OS
  * threads, CPU counts, and the libc entry points the core must reach

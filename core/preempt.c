@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/preempt.c — asynchronous preemption (see sched.h).
  *
@@ -233,6 +234,8 @@ static bool crowded_now(void)
 	return nrunnable >= (int64_t)CROWD * sched.gomaxprocs;
 }
 
+static int preempt_blocked_runners(int64_t now);
+
 int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 {
 	*waiting = false;
@@ -311,7 +314,15 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		if (tid && m_computing(mp, tid, now) && ask(mp, now, &pp->preempt_sent))
 			n++;
 	}
-	/* Ms whose G runs user code although its P was retaken */
+	return n + preempt_blocked_runners(now);
+}
+
+/* Ms whose G runs user code although its P was retaken (the M was blocked
+ * in a call libgmp did not see, then went on computing): asked to stop as
+ * a running G is. Returns how many were asked. */
+static int preempt_blocked_runners(int64_t now)
+{
+	int n = 0;
 	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink) {
 		if (!ld_acq(&mp->blocked)) {
 			mp->sysmon_cpu_when = 0;

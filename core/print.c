@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/print.c — the runtime's only output path and its fatal-error exit.
  *
@@ -50,117 +51,128 @@ static int put_num(char *buf, size_t n, size_t pos, unsigned long long v, int ba
 	return (int)pos;
 }
 
+/* A conversion's flags, width, precision (-1: none) and length (0, l, ll;
+ * z counts as l). */
+struct spec {
+	bool left;
+	char pad;
+	int width, prec, lng;
+};
+
+/* Reads the conversion after a '%' at *fp, leaving *fp on its letter. */
+static struct spec parse_spec(const char **fp, va_list *ap)
+{
+	const char *f = *fp;
+	struct spec sp = {.pad = ' ', .prec = -1};
+	if (*f == '-') {
+		sp.left = true;
+		f++;
+	}
+	if (*f == '0') {
+		sp.pad = '0';
+		f++;
+	}
+	while (*f >= '0' && *f <= '9')
+		sp.width = sp.width * 10 + (*f++ - '0');
+	if (*f == '.') {
+		f++;
+		sp.prec = 0;
+		if (*f == '*') {
+			sp.prec = va_arg(*ap, int);
+			f++;
+		} else {
+			while (*f >= '0' && *f <= '9')
+				sp.prec = sp.prec * 10 + (*f++ - '0');
+		}
+	}
+	while (*f == 'l') {
+		sp.lng++;
+		f++;
+	}
+	if (*f == 'z') {
+		sp.lng = 1;
+		f++;
+	}
+	*fp = f;
+	return sp;
+}
+
+static size_t put_char(char *buf, size_t n, size_t pos, char c)
+{
+	if (pos < n)
+		buf[pos] = c;
+	return pos + 1;
+}
+
+static size_t put_str(char *buf, size_t n, size_t pos, const char *s, const struct spec *sp)
+{
+	if (!s)
+		s = "(null)";
+	size_t sl = 0;
+	while (s[sl] && (sp->prec < 0 || sl < (size_t)sp->prec))
+		sl++;
+	int fill = sp->width > (int)sl ? sp->width - (int)sl : 0;
+	for (; !sp->left && fill > 0; fill--)
+		pos = put_char(buf, n, pos, ' ');
+	for (size_t i = 0; i < sl; i++)
+		pos = put_char(buf, n, pos, s[i]);
+	for (; sp->left && fill > 0; fill--)
+		pos = put_char(buf, n, pos, ' ');
+	return pos;
+}
+
+/* One conversion, letter c, of spec sp at pos; the argument from *ap. */
+static size_t put_conv(char *buf, size_t n, size_t pos, char c, const struct spec *sp,
+		       va_list *ap)
+{
+	switch (c) {
+	case 's':
+		return put_str(buf, n, pos, va_arg(*ap, const char *), sp);
+	case 'c':
+		return put_char(buf, n, pos, (char)va_arg(*ap, int));
+	case 'd': {
+		long long v = sp->lng ? (sp->lng > 1 ? va_arg(*ap, long long) : va_arg(*ap, long))
+				      : va_arg(*ap, int);
+		unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+		return put_num(buf, n, pos, u, 10, v < 0, sp->width, sp->pad, sp->left);
+	}
+	case 'u':
+	case 'x': {
+		unsigned long long v = sp->lng ? (sp->lng > 1 ? va_arg(*ap, unsigned long long)
+							 : va_arg(*ap, unsigned long))
+					       : va_arg(*ap, unsigned);
+		return put_num(buf, n, pos, v, c == 'x' ? 16 : 10, false, sp->width, sp->pad,
+			       sp->left);
+	}
+	case 'p': {
+		uintptr_t v = (uintptr_t)va_arg(*ap, void *);
+		pos = put_char(buf, n, pos, '0');
+		pos = put_char(buf, n, pos, 'x');
+		return put_num(buf, n, pos, v, 16, false, 0, ' ', false);
+	}
+	default:
+		/* %%, or an unknown conversion: printed verbatim */
+		return put_char(buf, n, pos, c);
+	}
+}
+
 int rt_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 {
 	size_t pos = 0;
-
+	va_list aq;
+	va_copy(aq, ap);
 	for (const char *f = fmt; *f; f++) {
 		if (*f != '%') {
-			if (pos < n)
-				buf[pos] = *f;
-			pos++;
+			pos = put_char(buf, n, pos, *f);
 			continue;
 		}
 		f++;
-		bool left = false;
-		char pad = ' ';
-		int width = 0, lng = 0;
-		if (*f == '-') {
-			left = true;
-			f++;
-		}
-		if (*f == '0') {
-			pad = '0';
-			f++;
-		}
-		while (*f >= '0' && *f <= '9')
-			width = width * 10 + (*f++ - '0');
-		int prec = -1;
-		if (*f == '.') {
-			f++;
-			prec = 0;
-			if (*f == '*') {
-				prec = va_arg(ap, int);
-				f++;
-			} else {
-				while (*f >= '0' && *f <= '9')
-					prec = prec * 10 + (*f++ - '0');
-			}
-		}
-		while (*f == 'l') {
-			lng++;
-			f++;
-		}
-		if (*f == 'z') {
-			lng = 1;
-			f++;
-		}
-		switch (*f) {
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			if (!s)
-				s = "(null)";
-			size_t sl = 0;
-			while (s[sl] && (prec < 0 || sl < (size_t)prec))
-				sl++;
-			int fill = width > (int)sl ? width - (int)sl : 0;
-			for (; !left && fill > 0; fill--, pos++)
-				if (pos < n)
-					buf[pos] = ' ';
-			for (size_t i = 0; i < sl; i++, pos++)
-				if (pos < n)
-					buf[pos] = s[i];
-			for (; left && fill > 0; fill--, pos++)
-				if (pos < n)
-					buf[pos] = ' ';
-			break;
-		}
-		case 'c':
-			if (pos < n)
-				buf[pos] = (char)va_arg(ap, int);
-			pos++;
-			break;
-		case 'd': {
-			long long v = lng ? (lng > 1 ? va_arg(ap, long long) : va_arg(ap, long))
-					  : va_arg(ap, int);
-			unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
-			pos = put_num(buf, n, pos, u, 10, v < 0, width, pad, left);
-			break;
-		}
-		case 'u':
-		case 'x': {
-			unsigned long long v = lng ? (lng > 1 ? va_arg(ap, unsigned long long)
-						      : va_arg(ap, unsigned long))
-						   : va_arg(ap, unsigned);
-			pos = put_num(buf, n, pos, v, *f == 'x' ? 16 : 10, false, width, pad, left);
-			break;
-		}
-		case 'p': {
-			uintptr_t v = (uintptr_t)va_arg(ap, void *);
-			if (pos < n)
-				buf[pos] = '0';
-			pos++;
-			if (pos < n)
-				buf[pos] = 'x';
-			pos++;
-			pos = put_num(buf, n, pos, v, 16, false, 0, ' ', false);
-			break;
-		}
-		case '%':
-			if (pos < n)
-				buf[pos] = '%';
-			pos++;
-			break;
-		default:
-			/* unknown conversion: print it verbatim */
-			if (pos < n)
-				buf[pos] = *f;
-			pos++;
-			if (!*f)
-				f--;
-			break;
-		}
+		struct spec sp = parse_spec(&f, &aq);
+		if (!*f)
+			break;	/* a '%' at the end */
+		pos = put_conv(buf, n, pos, *f, &sp, &aq);
 	}
+	va_end(aq);
 	if (n)
 		buf[pos < n ? pos : n - 1] = '\0';
 	return (int)pos;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/proc.c — G creation and retirement (see proc.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/proc.h — making and retiring Gs: a G structure (fresh or from the
  * dead-G caches) with a stack of the requested shape, a ready TCB at its

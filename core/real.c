@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/real.c — resolution of glibc's definitions (see real.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/real.h — glibc's own definitions of every symbol libgmp
  * interposes, for pass-through mode and for calls made on behalf of

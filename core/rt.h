@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/rt.h — vocabulary shared by every core file: atomics with the memory
  * order in their name, the assert-and-die policy, and the async-signal-safe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/runq.c — run queues: each P's lock-free local ring plus runnext, and
  * the global FIFO under sched.lock. After Go's runqput/runqget/runqgrab/

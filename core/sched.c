@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/sched.c — the scheduler loop: schedule, find_runnable, execute,
  * parking and readying Gs, and handing Ps between Ms. Structure and names

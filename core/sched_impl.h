@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/sched_impl.h — what the scheduler's three files share (sched.c,
  * syscall.c, m.c) and nothing else includes: P ownership, the loop's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/sigq.c — the queue of signals on their way to Gs (see sigq.h).
  *

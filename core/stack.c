@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/stack.c — stack arenas and guard pages (see stack.h).
  */

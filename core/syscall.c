@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/syscall.c — system calls (Go's entersyscall/exitsyscall, kept
  * apart from the scheduler loop as Go keeps them): a G lets go of its P

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/sysmon.c — the runtime's service thread.
  *
@@ -153,6 +154,31 @@ static bool checkdead(int64_t now)
 	return false;
 }
 
+/* What nobody looks at while every M runs Gs: the network, when nobody
+ * has polled it for 10 ms (what it readies is made runnable), and timers
+ * more than 1 ms overdue while a P is idle (their P runs a long G: an M
+ * is started, which runs other Ps' expired timers when it looks for
+ * work). */
+static void look_after_neglected(int64_t now)
+{
+	int64_t last = ld_acq(&sched.lastpoll);
+	if (netpoll_any_waiters() && last != 0 && now - last > 10000000 &&
+	    cas(&sched.lastpoll, &last, now)) {
+		int n;
+		struct g *list = netpoll(0, &n);
+		if (list) {
+			xadd(&sched.nnetpoll_sysmon, 1);
+			trace_ev(NULL, TR_NETPOLL, list, n);
+			sched_inject(list, n, NULL);
+		}
+	}
+	int64_t next = sched_timesleepuntil();
+	if (next && now - next > 1000000 && ld_rlx(&sched.npidle) > 0) {
+		xadd(&sched.nsysmon_timers, 1);
+		sched_wakep();
+	}
+}
+
 static void *sysmon_main(void *arg)
 {
 	/* never the thread the kernel picks for a process signal (glibc's
@@ -196,27 +222,7 @@ static void *sysmon_main(void *arg)
 			if (next_trace < now)
 				next_trace = now + period;
 		}
-		/* the network, when nobody has polled it for 10 ms (every M
-		 * busy running Gs): make what it readies runnable */
-		int64_t last = ld_acq(&sched.lastpoll);
-		if (netpoll_any_waiters() && last != 0 && now - last > 10000000 &&
-		    cas(&sched.lastpoll, &last, now)) {
-			int n;
-			struct g *list = netpoll(0, &n);
-			if (list) {
-				xadd(&sched.nnetpoll_sysmon, 1);
-				trace_ev(NULL, TR_NETPOLL, list, n);
-				sched_inject(list, n, NULL);
-			}
-		}
-		/* timers more than 1 ms overdue while a P is idle: nobody is
-		 * looking at them (their P runs a long G); start an M, which
-		 * runs other Ps' expired timers when it looks for work */
-		int64_t next = sched_timesleepuntil();
-		if (next && now - next > 1000000 && ld_rlx(&sched.npidle) > 0) {
-			xadd(&sched.nsysmon_timers, 1);
-			sched_wakep();
-		}
+		look_after_neglected(now);
 		/* as Go's sysmon: 20 us rounds until 50 in a row found nothing
 		 * to retake (1 ms), then doubling. Preemption requests do not
 		 * count: with threads computing all the time, sysmon would

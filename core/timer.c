@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/timer.c — per-P 4-ary timer heaps (see timer.h). The heap array is
  * grown with mremap so that no path here allocates through libc: timers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/tls.c — glibc TCB and TLS glue (see tls.h and TLS.md).
  *

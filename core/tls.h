@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/tls.h — per-G thread-local storage: glue to glibc's TLS and thread
  * descriptor, whose layout core/layout.c finds at start-up.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/trace.c — the event trace (see trace.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/trace.h — the event trace (GMPTRACE=file.json).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/waitq.c — the address-keyed wait table; see waitq.h for the
  * protocol.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/waitq.h — the address-keyed wait table (after Go's runtime/sema.go).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # demo/ — the quick-start demo: demo/threads run under NPTL and libgmp.
 # installed with the package, for gmprun --compare to be tried at once
 pkglibexec_PROGRAMS = demo/threads

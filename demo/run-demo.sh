@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs demo/threads under NPTL (plain) and under libgmp (gmprun), and prints
 # what each run reported side by side.
 set -e

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * demo/threads.c — a thread-heavy program: 10,000 threads, each sleeping
  * 5 ms and computing a little, ten times over. It knows nothing about

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/barrier.c — barriers that park Gs; spinlocks that yield.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/c11.c — C11 <threads.h> on top of the pthread layer. glibc's
  * thrd_* call its hidden pthread implementation directly, so they must be

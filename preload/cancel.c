@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/cancel.c — deferred cancellation of Gs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/cred.c — set*id and setgroups for the whole process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/dlopen.c — a library opened with RTLD_DEEPBIND uses libgmp's
  * functions like the rest of the program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/exit.c — pthread_exit and the cleanup handlers it runs.
  *

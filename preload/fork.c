@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/fork.c — fork, its handlers, and the calls that fork inside
  * glibc (daemon, forkpty).

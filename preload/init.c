@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/init.c — bringing the runtime up inside an unmodified process.
  *
@@ -26,9 +27,6 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-_Atomic int gmp_state;
-bool gmp_passthrough;
 
 static bool go_passthrough(const char *why)
 {
@@ -87,34 +85,7 @@ static bool runtime_init(void)
 	return false;
 }
 
-void gmp_init_slow(void)
-{
-	static _Atomic int init_tid;
-	int expect = 0;
-	if (!cas(&gmp_state, &expect, 1)) {
-		/* start-up calling back into libgmp (a malloc that locks
-		 * a mutex: jemalloc), on this thread or on the thread that
-		 * probes glibc's layout: the call goes to glibc, as below */
-		int tid = (int)arch_syscall0(SYS_gettid);
-		if (ld_acq(&init_tid) == tid || layout_probe_tid() == tid)
-			return;
-		while (ld_acq(&gmp_state) != 2)
-			arch_cpu_relax();
-		return;
-	}
-	st_rel(&init_tid, (int)arch_syscall0(SYS_gettid));
-	/* While the runtime starts, every interposed call this thread makes
-	 * (start-up allocates, and a malloc such as jemalloc locks pthread
-	 * mutexes) goes to glibc: no G exists yet. Other threads wait above
-	 * before they look at gmp_passthrough. */
-	gmp_passthrough = true;
-	real_init();
-	bool pass = runtime_init();
-	gmp_passthrough = pass;
-	st_rel(&gmp_state, 2);
-	if (!gmp_passthrough && rt_cfg.schedtrace_ms)
-		sched_start();
-}
+GMP_START_STEP(runtime_init);
 
 __attribute__((constructor)) static void gmp_constructor(void)
 {

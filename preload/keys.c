@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/keys.c — thread-specific data (pthread_key_*, tss_*).
  *

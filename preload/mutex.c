@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/mutex.c — pthread mutexes that park Gs (after Go's sync.Mutex).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/once.c — pthread_once that parks Gs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/runtime.h — what the interposed thread API files share: the
  * G-level operations behind pthread_create / pthread_exit / keys, signals

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/rwlock.c — read-write locks that park Gs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/sem.c — unnamed POSIX semaphores that park Gs.
  *

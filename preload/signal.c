@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/signal.c — signal handlers run on Gs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/sigwait.c — per-thread signal masks, pending signals, and the
  * calls that wait for signals.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/stats.c — run statistics for gmprun --stats. When GMP_STATS
  * names a file, one line of key=value pairs is appended to it at exit.

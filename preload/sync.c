@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/sync.c — helpers shared by the synchronization objects.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/sync.h — what the synchronization objects share: who the caller
  * is, deadlines, and the internal entry points one object uses of

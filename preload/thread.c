@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/thread.c — thread lifecycle: pthread_create, the join family,
  * pthread_detach, pthread_self/equal, yielding, and how a G ends.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/thread_np.c — per-thread properties glibc would look up through
  * the kernel tid, which a G does not have (TLS.md P5): names, affinity,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload/timer.c — POSIX timers that signal a thread (SIGEV_THREAD_ID).
  *

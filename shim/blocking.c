@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/blocking.c — calls that may block and cannot be polled, made as
  * system calls of the G (GMP_BLOCKING: its P is handed on while it waits):

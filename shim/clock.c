@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/clock.c — per-thread CPU-time clocks for Gs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/file.c — opening files: open, openat, creat and their 64-bit and
  * _FORTIFY_SOURCE names. Opening a FIFO (or a device) may block until the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/futex.c — the futex system call made through syscall(3).
  *
@@ -207,6 +208,104 @@ static long ioprio(bool set, int which, int who, int ioprio)
 	return 0;
 }
 
+/* The system calls that take or give a thread id mean the G's
+ * (preload/thread_np.c); glibc's wrappers do what the kernel does. True,
+ * with the answer in *ret, when nr is one of them for a G. */
+static bool tid_call(long nr, long a1, long a2, long a3, long *ret)
+{
+	switch (nr) {
+	case SYS_set_tid_address: {
+		struct g *gp = getg();
+		if (!gp)
+			return false;
+		/* the G's word, not its OS thread's (which other threads
+		 * share, and which outlives it) */
+		gp->clear_tid = (int *)a1;
+		gp->clear_tid_set = true;
+		*ret = gettid();
+		return true;
+	}
+	case SYS_gettid:
+		*ret = gettid();
+		return true;
+	case SYS_tgkill:
+		*ret = tgkill((pid_t)a1, (pid_t)a2, (int)a3);
+		return true;
+	case SYS_tkill:
+		if (!proc_by_tid((pid_t)a1))
+			return false;
+		*ret = tgkill(sched_getpid(), (pid_t)a1, (int)a2);
+		return true;
+	case SYS_sched_setaffinity:
+		*ret = sched_setaffinity((pid_t)a1, (size_t)a2, (const cpu_set_t *)a3);
+		return true;
+	case SYS_sched_getaffinity:
+		if (!proc_target((pid_t)a1))
+			return false;
+		*ret = getaffinity_raw((pid_t)a1, (size_t)a2, (cpu_set_t *)a3);
+		return true;
+	case SYS_sched_setscheduler:
+		*ret = sched_setscheduler((pid_t)a1, (int)a2, (const struct sched_param *)a3);
+		return true;
+	case SYS_sched_getscheduler:
+		*ret = sched_getscheduler((pid_t)a1);
+		return true;
+	case SYS_sched_setparam:
+		*ret = sched_setparam((pid_t)a1, (const struct sched_param *)a2);
+		return true;
+	case SYS_sched_getparam:
+		*ret = sched_getparam((pid_t)a1, (struct sched_param *)a2);
+		return true;
+	case SYS_setpriority:
+		*ret = setpriority((int)a1, (id_t)a2, (int)a3);
+		return true;
+	case SYS_getpriority: {
+		/* the system call's answer is 20 - nice (1..40) */
+		int e = errno;
+		errno = 0;
+		int n = getpriority((int)a1, (id_t)a2);
+		if (n == -1 && errno) {
+			*ret = -1;
+			return true;
+		}
+		errno = e;
+		*ret = 20 - n;
+		return true;
+	}
+	case SYS_ioprio_set:
+		*ret = ioprio(true, (int)a1, (int)a2, (int)a3);
+		return true;
+	case SYS_ioprio_get:
+		*ret = ioprio(false, (int)a1, (int)a2, 0);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The program's own system call, other than futex, behind an entry door:
+ * a loop of them shares its processor like any other. Reads, writes and
+ * closes of descriptors libgmp made non-blocking go where read/write/close
+ * would, so that the program sees them block as it asked. Everything
+ * else goes to the kernel unseen (sysmon notices an M blocked there). */
+static long own_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	struct g *gp = getg();
+	if (gp) {
+		door_hold(gp);	/* a P back, if sysmon took it */
+		door_unhold(gp);
+		door_check(gp);
+	}
+	if ((nr == SYS_read || nr == SYS_write || nr == SYS_close) && fd_polled((int)a1)) {
+		if (nr == SYS_read)
+			return read((int)a1, (void *)a2, (size_t)a3);
+		if (nr == SYS_write)
+			return write((int)a1, (const void *)a2, (size_t)a3);
+		return close((int)a1);
+	}
+	return real_syscall(nr, a1, a2, a3, a4, a5, a6);
+}
+
 GMP_EXPORT long syscall(long nr, ...)
 {
 	va_list ap;
@@ -217,82 +316,13 @@ GMP_EXPORT long syscall(long nr, ...)
 	gmp_init();
 	if (gmp_passthrough)
 		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
-	if (nr == SYS_set_tid_address) {
-		struct g *gp = getg();
-		if (gp) {
-			/* the G's word, not its OS thread's (which other
-			 * threads share, and which outlives it) */
-			gp->clear_tid = (int *)a1;
-			gp->clear_tid_set = true;
-			return gettid();
-		}
-	}
-	switch (nr) {
-	/* the calls that take or give a thread id mean the G's
-	 * (preload/thread_np.c); glibc's wrappers do what the kernel does */
-	case SYS_gettid:
-		return gettid();
-	case SYS_tgkill:
-		return tgkill((pid_t)a1, (pid_t)a2, (int)a3);
-	case SYS_tkill:
-		if (proc_by_tid((pid_t)a1))
-			return tgkill(sched_getpid(), (pid_t)a1, (int)a2);
-		break;
-	case SYS_sched_setaffinity:
-		return sched_setaffinity((pid_t)a1, (size_t)a2, (const cpu_set_t *)a3);
-	case SYS_sched_getaffinity:
-		if (proc_target((pid_t)a1))
-			return getaffinity_raw((pid_t)a1, (size_t)a2, (cpu_set_t *)a3);
-		break;
-	case SYS_sched_setscheduler:
-		return sched_setscheduler((pid_t)a1, (int)a2, (const struct sched_param *)a3);
-	case SYS_sched_getscheduler:
-		return sched_getscheduler((pid_t)a1);
-	case SYS_sched_setparam:
-		return sched_setparam((pid_t)a1, (const struct sched_param *)a2);
-	case SYS_sched_getparam:
-		return sched_getparam((pid_t)a1, (struct sched_param *)a2);
-	case SYS_setpriority:
-		return setpriority((int)a1, (id_t)a2, (int)a3);
-	case SYS_getpriority: {
-		/* the system call's answer is 20 - nice (1..40) */
-		int e = errno;
-		errno = 0;
-		int n = getpriority((int)a1, (id_t)a2);
-		if (n == -1 && errno)
-			return -1;
-		errno = e;
-		return 20 - n;
-	}
-	case SYS_ioprio_set:
-		return ioprio(true, (int)a1, (int)a2, (int)a3);
-	case SYS_ioprio_get:
-		return ioprio(false, (int)a1, (int)a2, 0);
-	}
-	if (nr != SYS_futex) {
-		/* the program's own system call, behind an entry door: a
-		 * loop of them shares its processor like any other */
-		struct g *gp = getg();
-		if (gp) {
-			door_hold(gp);	/* a P back, if sysmon took it */
-			door_unhold(gp);
-			door_check(gp);
-		}
-		/* Reads, writes and closes of descriptors libgmp made
-		 * non-blocking go where read/write/close would, so that the
-		 * program sees them block as it asked. Everything else goes to
-		 * the kernel unseen (sysmon notices an M blocked there). */
-		if ((nr == SYS_read || nr == SYS_write || nr == SYS_close) && fd_polled((int)a1)) {
-			if (nr == SYS_read)
-				return read((int)a1, (void *)a2, (size_t)a3);
-			if (nr == SYS_write)
-				return write((int)a1, (const void *)a2, (size_t)a3);
-			return close((int)a1);
-		}
-		return real_syscall(nr, a1, a2, a3, a4, a5, a6);
-	}
-	/* the rest is libgmp's (GMP_ENTRY); the call above is the
-	 * program's own system call, which sysmon may retake */
+	long ret;
+	if (tid_call(nr, a1, a2, a3, &ret))
+		return ret;
+	if (nr != SYS_futex)
+		return own_syscall(nr, a1, a2, a3, a4, a5, a6);
+	/* the rest is libgmp's (GMP_ENTRY); a call above is the program's
+	 * own system call, which sysmon may retake */
 	GMP_LIB_SCOPE;
 
 	void *addr = (void *)a1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/io.c — reading and writing: read, write, readv, writev, recv,
  * recvfrom, recvmsg, recvmmsg, send, sendto, sendmsg, sendmmsg, their

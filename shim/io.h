@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/io.h — what the descriptor calls share: waiting for a polled
  * descriptor, and the loop every call on one runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/net.c — making, duplicating and closing descriptors, and keeping
  * the record of their flags: socket, socketpair, accept, accept4,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/poll.c — waiting for many descriptors: poll, ppoll, select,
  * pselect, epoll_wait, epoll_pwait, epoll_pwait2.

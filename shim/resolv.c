@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/resolv.c — name resolution: getaddrinfo, getnameinfo and the
  * gethostby* family. They may wait for DNS answers for seconds, so a G

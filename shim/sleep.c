@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/sleep.c — sleeps park the calling G on a timer of its P instead of
  * blocking the OS thread: sleep, usleep, nanosleep, clock_nanosleep (and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim/wait.c — waiting for child processes: wait, waitpid, wait3, wait4,
  * waitid and system (whose wait is inside glibc). They cannot be polled,

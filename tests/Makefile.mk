@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/ — Criterion unit tests of the core (tests/unit_tests, linking the
 # core directly, no preloading) and compat tests (tests/compat_tests) that
 # run the unmodified programs of tests/progs with libgmp preloaded in a
@@ -58,9 +59,10 @@ tests_compat_tests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_compat_tests_LDADD = $(CRITERION_LIBS)
 
 TESTS += tests/unit_tests tests/compat_tests tests/man.sh tests/deb.sh tests/glibc/symbols.sh \
-	tests/glibc/passthrough_forced.sh tests/configure_clean.sh
+	tests/glibc/passthrough_forced.sh tests/configure_clean.sh tests/spdx.sh \
+	tests/layout.sh
 EXTRA_DIST += tests/man.sh tests/deb.sh tests/glibc/symbols.sh tests/glibc/passthrough.txt \
-	tests/configure_clean.sh \
+	tests/configure_clean.sh tests/spdx.sh tests/layout.sh \
 	tests/glibc/run.sh tests/glibc/passthrough.sh tests/glibc/passthrough_forced.sh
 # One test at a time: the compat programs start thousands of threads and
 # the unit tests measure nothing, but both want the machine's cores.

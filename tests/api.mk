@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/api.mk — compat tests of the thread API: attributes, exit paths,
 # keys, C11 threads, sleeps, per-thread properties (tests/compat_api).
 # The programs in tests/progs/api_* are ordinary pthread programs, built

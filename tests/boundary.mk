@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/boundary.mk — compat tests of the boundary (tests/compat_boundary):
 # calls that reach the kernel past libgmp (inline system calls, splice,
 # sendfile, glibc's stdio, a child process sharing a socket) must find the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat.c — unmodified programs under libgmp. Each test runs a
  * program from tests/progs in a child process with LD_PRELOAD set for that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_api.c — compat tests of the thread API (suite "api"):
  * attributes, scope, exit paths, keys, C11 threads, sleeps, per-thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_boundary.c — compat tests of the boundary between libgmp
  * and the kernel (suite "boundary"). Each test runs tests/progs/boundary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_deepbind.c — compat tests of libraries opened with
  * RTLD_DEEPBIND (suite "deepbind"), whose references bind to glibc's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_live.c — compat tests of liveness (suite "live"). Each
  * test runs tests/progs/live_loops in a child process with a timeout:

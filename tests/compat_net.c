@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_net.c — compat tests of blocking I/O on pipes and sockets
  * (suite "net"). Each test runs an ordinary pthread program from

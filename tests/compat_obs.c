@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_obs.c — the deadlock report and the thread dump (suite
  * "obs"). Each test runs tests/progs/obs_deadlock in a child process with

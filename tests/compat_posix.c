@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_posix.c — compat tests of POSIX conformance (suite
  * "posix"). Each test runs a tests/progs/posix_* program in a child

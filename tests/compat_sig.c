@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_sig.c — compat tests of preemption, signals, fork and
  * exec (suite "sig"). Each test runs an ordinary pthread program from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_sync.c — compat tests of synchronisation (suite "sync"):
  * mutexes of every type and protocol, condvars (also glibc 2.2.5's),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_tids.c — compat tests of thread ids (suite "tids"). Each
  * test runs tests/progs/tids in a child process with a timeout: first

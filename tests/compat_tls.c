@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat_tls.c — per-thread storage under libgmp: one test (or a
  * pair) per PASS row of TLS.md §2. Each runs an unmodified program from

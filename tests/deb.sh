@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/deb.sh — the Debian package: built from these sources (make deb's
 # pkg/deb/build.sh), without an error from lintian, unpacked into a scratch
 # root with dpkg -x; the library where it cannot shadow GNU MP's libgmp.so,
@@ -36,6 +37,17 @@ for f in usr/lib/$triplet/gmpsched/libgmp.so usr/bin/gmprun usr/libexec/gmpsched
 	usr/share/doc/gmpsched/copyright usr/share/doc/gmpsched/README.md.gz; do
 	[ -e "$root/$f" ] || fail "$f is not in the package"
 done
+# the license: MIT, in Debian's machine-readable copyright file, with the
+# text of the sources' LICENSE
+cr=$root/usr/share/doc/gmpsched/copyright
+grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' "$cr" &&
+	[ "$(grep -c '^License: MIT$' "$cr")" = 2 ] && grep -qx 'Copyright: 2026 The gmpsched authors' "$cr" ||
+	fail "copyright: not MIT in Debian's machine-readable format"
+awk '/^License: MIT$/ { n++; next } n == 2' "$cr" | sed -e 's/^ //' -e 's/^\.$//' >"$tmp/license.deb"
+sed -n '5,$p' "$srcdir/LICENSE" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$tmp/license.src"
+cmp -s "$tmp/license.deb" "$tmp/license.src" ||
+	{ diff "$tmp/license.src" "$tmp/license.deb"; fail "copyright: the license text is not LICENSE's"; }
+echo "copyright: MIT, the text of LICENSE"
 # never where the dynamic linker would find it for GNU MP's users
 for d in usr/lib usr/lib/$triplet lib lib/$triplet usr/local/lib; do
 	[ ! -e "$root/$d/libgmp.so" ] || fail "$d/libgmp.so would shadow GNU MP's"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/deepbind.mk — compat tests of libraries opened with RTLD_DEEPBIND
 # (tests/compat_deepbind): the program tests/progs/deepbind shares its
 # mutex, condvar, semaphores, rwlock and barrier with such a library and

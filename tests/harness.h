@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/harness.h — running an unmodified program in a child process,
  * with libgmp preloaded for that child only, a hard timeout, and its

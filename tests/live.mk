@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/live.mk — compat tests of liveness (tests/compat_live): threads
 # that loop on calls into the C library or libgmp and never wait, while
 # the main thread sleeps and signals storm the process. The program,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/man.sh — the manual pages format without a warning from man.
 # man-db's `man --warnings` prints groff's warnings on stderr (and still
 # exits 0): any output there fails the test.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/net.mk — compat tests of blocking I/O on pipes and sockets
 # (tests/compat_net): streams, UDP, poll/select/epoll, errno values and
 # O_NONBLOCK as the program set it, fds inherited by children, closing an

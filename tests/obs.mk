@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/obs.mk — compat tests of observability: the deadlock report and
 # the thread dump (tests/compat_obs). The programs in tests/progs/obs_*
 # are ordinary pthread programs, built without libgmp.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/posix.mk — compat tests of POSIX conformance (tests/compat_posix):
 # what the thread functions answer in each part of a thread's life, and
 # what a signal does to a thread that waits, as glibc and the kernel do. The programs, tests/progs/posix_*, are ordinary pthread

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/sig.mk — compat tests of preemption, signals, fork and exec,
 # credentials, exit paths and crashes (tests/compat_sig). The programs in
 # tests/progs/sig_* are ordinary pthread programs, built without libgmp;

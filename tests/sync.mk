@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/sync.mk — compat tests of synchronisation: mutexes, condvars,
 # rwlocks, barriers, spinlocks, once, keys, semaphores, C11 and C++20
 # primitives, the futex system call, cancellation, threads glibc makes

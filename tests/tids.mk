@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/tids.mk — compat tests of thread ids (tests/compat_tids): every
 # thread has an id of its own, stable while it lives, and the calls that
 # take one (tgkill, sched_setaffinity ...) act on that thread. The

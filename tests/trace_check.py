@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/trace_check.py FILE CREATES: check an event trace written with
 GMPTRACE: it is valid JSON in Chrome's trace-event format, each M's running
 spans never overlap, and it records CREATES thread creations and as many

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch/x86_64/arch.h — what the rest of libgmp may know about the CPU.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch/x86_64/ctx.c — building fresh contexts and choosing how the thread
  * pointer is written. See switch.S for the frame layout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch/x86_64/preempt.S — the entry an asynchronously preempted context
  * resumes at (see arch_preempt_inject in arch.h).

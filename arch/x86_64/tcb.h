@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch/x86_64/tcb.h — words of glibc's TCB libgmp uses (plain defines, for
  * C and assembly alike). On glibc 2.34 to 2.41 tcbhead_t's unused_vgetcpu_cache[2]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench/go/burst.go — bench/burst.c as Go: start T goroutines (default
 // 10,000) that each compute ITERS rounds of FNV-1a (default 800), then wait
 // for them all; R times (default 5). The results are checked.

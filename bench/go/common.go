@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench/go/common.go — what the Go workloads share: the arguments, the
 // clock, the computation and the figures every bench program reports
 // (peak OS threads and peak RSS, from /proc/self/status).

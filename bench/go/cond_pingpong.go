@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench/go/cond_pingpong.go — bench/cond_pingpong.c as Go: a token bounced
 // between two goroutines through a sync.Mutex and two sync.Conds, N round
 // trips (default 100,000); each side checks the token it receives.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench/go/create_join.go — bench/create_join.c as Go: start a goroutine
 // and wait for its result, N times in a row (default 20,000); the sum of
 // the results is checked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench/go/echo_server.go — bench/echo_server.c as Go: a TCP echo server
 // on 127.0.0.1 (an ephemeral port), one goroutine per connection reading
 // what arrives and writing it back. It prints "port <n> pid <pid>" once it

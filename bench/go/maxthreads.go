@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench/go/maxthreads.go — bench/concurrent.c built as maxthreads, in Go:
 // N goroutines (default 1,000,000) that each sleep in a loop, re-checking a
 // shared flag every PERIOD ms (default 5,000), all alive at once until the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # pkg/deb/build.sh SRCDIR OUTDIR — build gmpsched_VERSION_ARCH.deb in OUTDIR
 # from the sources in SRCDIR: configure a fresh build tree for /usr (the
 # library in /usr/lib/TRIPLET/gmpsched), build, `make install` into a
@@ -75,7 +76,7 @@ depends=${depends#, }
 mkdir -p "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
-	-e "s/@DEPENDS@/$depends/" "$here/control.in" >"$stage/DEBIAN/control"
+	-e "s/@DEPENDS@/$depends/" -e "/^#/d" "$here/control.in" >"$stage/DEBIAN/control"
 (cd "$stage" && find usr -type f -exec md5sum {} + | sort -k2) >"$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 find "$stage" -type d -exec chmod 0755 {} +

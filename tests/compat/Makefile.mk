@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/compat/ — the compatibility yard: real, unmodified thread-heavy
 # programs (CPython and its thread test suites, pigz, pbzip2, sysbench,
 # stress-ng, memcached, redis, ripgrep, a Rust and a C++ program) run
@@ -5,7 +6,7 @@
 # threads and peak memory recorded. `make compat` runs it (installing the
 # Debian packages it needs when run as root), writes
 # tests/compat/results.md and the table in README.md.
-EXTRA_DIST += tests/compat/yard.sh tests/compat/yardmon.c tests/compat/memc_client.c \
+EXTRA_DIST += tests/compat/yard.sh tests/compat/yardmon.c tools/procgroup.h tests/compat/memc_client.c \
 	tests/compat/py_threads.py tests/compat/rust_threads.rs tests/compat/cxx_threads.cc \
 	tests/compat/junit_passed.py
 

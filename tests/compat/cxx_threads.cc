@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // tests/compat/cxx_threads.cc — the C++20 thread library, with many threads.
 //
 // Exercises, section by section:

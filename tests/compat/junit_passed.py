@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/compat/junit_passed.py XML — the tests a CPython regression run
 # (python -m test --junit-xml XML) passed, one name a line, sorted, then a
 # "figure:" line with the counts. Reading the XML, not the verbose log,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memc_client.c — a memcached load client: pthreads, one blocking TCP
  * connection per thread, the text protocol.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """py_threads.py - CPython's threading stack on 1,000 threads.
 
 Exercises, each section with its own threading.Thread objects (1,000 in all,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tests/compat/rust_threads.rs — Rust's std threads and synchronization,
 // with many threads (std only; builds with rustc 1.63:
 // `rustc -O -o rust_threads rust_threads.rs`).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/compat/yard.sh — the compatibility yard: real, unmodified,
 # thread-heavy programs run under NPTL and under libgmp.
 #
@@ -94,7 +95,7 @@ trap 'rm -rf "$work"' EXIT
 bin=$work/bin
 mkdir -p "$bin" "$work/out"
 build_log=$work/build.log
-cc -O2 -Wall -o "$bin/yardmon" "$here/yardmon.c" 2>>"$build_log" ||
+cc -O2 -Wall -I "$here/../.." -o "$bin/yardmon" "$here/yardmon.c" 2>>"$build_log" ||
 	{ echo "yard: cannot build yardmon" >&2; cat "$build_log" >&2; exit 2; }
 cc -O2 -Wall -pthread -o "$bin/memc_client" "$here/memc_client.c" 2>>"$build_log"
 g++ -std=c++20 -O2 -pthread -o "$bin/cxx_threads" "$here/cxx_threads.cc" 2>>"$build_log"

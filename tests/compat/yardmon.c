@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/compat/yardmon.c — run one command of the compatibility yard and
  * measure it.
@@ -6,7 +7,8 @@
  *
  * The command runs in a process group of its own. Every 10 ms yardmon
  * reads /proc/PID/stat of every process in that group and adds up their
- * threads and resident memory; with -c only processes whose name (comm)
+ * threads and resident memory (tools/procgroup.h, as gmprun --compare
+ * does); with -c only processes whose name (comm)
  * begins with a name of the list count (stress-ng-pthread counts as
  * stress-ng), so that the shell and the checksum tools around
  * the program under test do not. After the command ends it writes
@@ -20,6 +22,8 @@
  * too. yardmon exits with CODE.
  */
 #define _GNU_SOURCE
+#include "tools/procgroup.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -40,7 +44,7 @@ static double now(void)
 
 static const char *names;	/* -c: comma-separated comm names, or NULL */
 
-static int counted(const char *comm)
+static bool counted(const char *comm)
 {
 	if (!names)
 		return 1;
@@ -56,51 +60,6 @@ static int counted(const char *comm)
 		p = e + 1;
 	}
 	return 0;
-}
-
-/* Threads and resident KiB of the processes of group pgid. */
-static void sample(pid_t pgid, long *threads, long *rss_kb)
-{
-	static long page_kb;
-	if (!page_kb)
-		page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	*threads = 0;
-	*rss_kb = 0;
-	DIR *d = opendir("/proc");
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		char path[64], buf[1024];
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		size_t n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-		buf[n] = 0;
-		/* pid (comm) state ppid pgrp ...: comm may hold spaces */
-		char *lp = strchr(buf, '('), *rp = strrchr(buf, ')');
-		if (!lp || !rp)
-			continue;
-		*rp = 0;
-		const char *comm = lp + 1;
-		long v[24];
-		int k = 0;
-		char *save, *tok = strtok_r(rp + 2, " ", &save);
-		while (tok && k < 24) {
-			v[k++] = atol(tok);
-			tok = strtok_r(NULL, " ", &save);
-		}
-		/* v[0] state, v[2] pgrp, v[17] num_threads, v[21] rss pages */
-		if (k < 22 || v[2] != pgid || !counted(comm))
-			continue;
-		*threads += v[17];
-		*rss_kb += v[21] * page_kb;
-	}
-	closedir(d);
 }
 
 static void usage(void)
@@ -160,7 +119,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		long th, rss;
-		sample(pid, &th, &rss);
+		procgroup_sample(pid, counted, &th, &rss);
 		if (th > peak_threads)
 			peak_threads = th;
 		if (rss > peak_rss)

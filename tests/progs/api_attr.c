@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread attributes: user-supplied stacks (malloc'ed and mmap'ed), guard
  * size, detach state, stack size, scheduling and affinity attributes,
  * pthread_getattr_np on running threads and on the main thread, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C11 <threads.h> threads: thrd_create/thrd_join and the int result,
  * thrd_detach, thrd_current/thrd_equal, thrd_exit, thrd_yield and
  * thrd_sleep. (mtx_* and cnd_* are not used.) Every line is the same under

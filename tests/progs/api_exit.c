@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a process and its threads end. One mode per run (argv[1]); every
  * mode prints the same lines and ends with the same status under NPTL:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joins: pthread_tryjoin_np (EBUSY, then 0), pthread_timedjoin_np and
  * pthread_clockjoin_np with deadlines that pass (ETIMEDOUT, not early, and
  * the thread is still joinable) and that do not (0 and the value), and

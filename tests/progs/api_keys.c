@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread-specific data: pthread_key_* and C11 tss_*. Destructors run at
  * thread exit with the thread's value; a destructor that sets a new value
  * runs again, for PTHREAD_DESTRUCTOR_ITERATIONS rounds at most; values are

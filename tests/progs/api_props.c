@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-thread properties of running threads: names (another thread's and
  * one's own, and what a new thread inherits), affinity, scheduling
  * parameters, and CPU-time clocks (pthread_getcpuclockid of a running

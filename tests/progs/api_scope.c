@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contention scope. The default attr's scope is printed (NPTL: SYSTEM,
  * libgmp: PROCESS); with --default-only, that is all. Then K threads
  * created with PTHREAD_SCOPE_SYSTEM set explicitly (as CPython and

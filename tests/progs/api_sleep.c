@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sleeps: nanosleep, usleep, sleep, clock_nanosleep (relative and
  * TIMER_ABSTIME, on CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME and
  * CLOCK_TAI) and thrd_sleep, in main (before any thread exists, and while

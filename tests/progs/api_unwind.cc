@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // C++ and thread exit: pthread_exit unwinds the thread's stack, running
 // the destructors of locals in every frame; a catch (...) that rethrows
 // (and a catch of abi::__forced_unwind that rethrows) sees the unwind and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/api_util.h — helpers shared by the api_* test programs (on
  * top of common.h). Like them, it knows nothing about libgmp: everything

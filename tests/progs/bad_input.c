@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad input to the thread API: every call's result is printed by name, so
  * the compat test can require the very same output under NPTL and under
  * libgmp. */

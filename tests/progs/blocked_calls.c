@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/blocked_calls.c — a thread blocked in a call that cannot be
  * polled leaves the other threads running. For each call, one thread

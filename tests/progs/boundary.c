@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/boundary.c — calls that reach the kernel past the thread
  * library: inline system call instructions, splice and friends, glibc's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/callback_block.c — the program's code that a thread library
  * calls back (a pthread_once routine, a key destructor) may block in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deferred cancellation at the cancellation points of sleeps and joins:
  * the thread ends with PTHREAD_CANCELED after its cleanup handlers; a
  * disabled cancellation waits until enabled; cancelling an ended thread is

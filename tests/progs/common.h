@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/common.h — helpers for the test programs. Each program is an
  * ordinary pthread program (nothing here knows about libgmp). It prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/compare_prog.c — a small pthread program for gmprun
  * --compare's tests. It starts and joins 20 threads, then:

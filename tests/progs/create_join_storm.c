@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Create/join storm: rounds of threads created and joined in batches;
  * every result is summed and compared with the closed form. */
 #include "common.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/deepbind.c — a program that shares its synchronization
  * objects with a library it opens with RTLD_DEEPBIND (deepbind_lib.c),

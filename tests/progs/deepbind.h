@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/deepbind.h — what deepbind.c and the libraries it opens with
  * RTLD_DEEPBIND (deepbind_lib.c, deepbind_dep.c) share: the objects the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/deepbind_dep.c — built twice. libdeepbind_dep.so is opened
  * by name by the program (through its RUNPATH or RPATH) and by

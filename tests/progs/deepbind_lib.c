@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/deepbind_lib.c — libdeepbind_lib.so, which deepbind.c opens
  * with RTLD_DEEPBIND: its references then bind to its own definitions and

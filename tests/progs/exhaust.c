@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Out of address space: with RLIMIT_AS lowered (argv[1] MiB), create
  * sleeping threads until pthread_create fails. It must fail with EAGAIN,
  * not crash; then every created thread is released and joined. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ends with the exit status argv[1], or by signal argv[2] when given. */
 #include "common.h"
 #include <signal.h>

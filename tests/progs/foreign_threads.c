@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads glibc makes on its own (here the helper thread behind a
  * SIGEV_THREAD timer) are not Gs. From such a thread the program creates
  * and joins threads and sleeps; everything must work as usual. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/jemalloc_threads.c — a program whose malloc is jemalloc
  * (linked in, as redis-server is). jemalloc locks pthread mutexes and

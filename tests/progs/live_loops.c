@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/live_loops.c — threads that never wait for anything, but
  * call the C library or the thread library all the time; meanwhile the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/progs/native_ids.py — CPython's threading.get_native_id() in 200
 # threads: each thread's id is its own, constant while it lives (its
 # thread yields between two reads), and main's is the process id. An

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/net_echo_client.c — N concurrent connections (argv[2],
  * default 2000) to net_echo_server on 127.0.0.1, port argv[1], one

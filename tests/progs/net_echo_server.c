@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/net_echo_server.c — a thread-per-connection TCP echo server
  * on 127.0.0.1, for N connections (argv[1], default 2000) that are all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/net_io.c — blocking I/O on pipes and sockets between
  * threads, with the answers a blocking-mode program relies on. One

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/obs_deadlock.c — programs whose threads all end up waiting,
  * for libgmp's deadlock report. An ordinary pthread program; core dumps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/posix_fork.c — process-shared objects between a parent and
  * the child it forks. An ordinary pthread program.

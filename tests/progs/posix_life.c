@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/posix_life.c — what the thread functions answer for a
  * thread in each part of its life: running, ended and not yet joined,

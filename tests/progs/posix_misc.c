@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/posix_misc.c — smaller points of POSIX and glibc. An
  * ordinary pthread program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/posix_rt.c — real-time scheduling policies reach the
  * kernel. An ordinary pthread program, run as root (with CAP_SYS_NICE).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/posix_signals.c — a signal sent with pthread_kill to a
  * thread that waits runs its handler during the wait, and the wait then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/prctl_name.c — thread names set and read with
  * prctl(PR_SET_NAME/PR_GET_NAME), as Rust's std names its threads, mixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 100 threads each print 200 numbered lines to stdout (full-buffered when
  * it is a pipe) and 50 to a shared FILE with fprintf; afterwards every
  * line must be intact and every (thread, line) present exactly once. */

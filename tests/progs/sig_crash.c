@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sig_crash.c — a thread that crashes, among others that
  * run. An ordinary pthread program; core dumps are turned off first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sig_cred.c — credentials changed by one thread of a
  * 100-thread program reach every OS thread of the process. An ordinary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // tests/progs/sig_exit.cc — how the process ends when a thread ends it,
 // and on which thread the handlers and destructors run. An ordinary C++
 // program with threads; every mode prints the same lines and ends with

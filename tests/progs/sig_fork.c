@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sig_fork.c — fork, exec and friends from a program with
  * many threads. An ordinary pthread program.

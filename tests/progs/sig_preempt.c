@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sig_preempt.c — threads that spin in their own code and
  * never call the C library, which only preemption can interrupt. An

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sig_signals.c — signals and threads, as POSIX and Linux
  * define them. An ordinary pthread program.

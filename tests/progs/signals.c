@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Signals and sleeps: a handler interrupts a sleep with EINTR and the time
  * left; a process-directed signal interrupts the main thread's sleep and
  * runs its handler there; pthread_kill interrupts that thread's sleep and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* N threads sleep concurrently, MS milliseconds at a time (default 20);
  * the main thread reads the OS thread count from /proc/self/status while
  * all of them are alive and prints it. Each thread checks it slept at

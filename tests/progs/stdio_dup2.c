@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/stdio_dup2.c — a pipe dup2'd onto standard output and onto
  * standard input, used through stdio while another thread is at the

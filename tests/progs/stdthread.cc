@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // std::thread create/join, with results passed back through futures of
 // plain data, and a thread_local object whose destructor must run once per
 // thread that touched it.

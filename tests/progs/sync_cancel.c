@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deferred cancellation of threads blocked in synchronisation calls, with
  * C cleanup handlers (pthread_cleanup_push/pop). One subcommand per run
  * (argv[1]); without one: points, cleanup, disabled.

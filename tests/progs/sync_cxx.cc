@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The C++20 standard library's synchronisation across threads, with exact
 // results. libstdc++ builds these on pthread mutexes and condvars and, for
 // function-local statics, std::atomic wait/notify, semaphores and latches,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The error codes of mutexes, condition variables, semaphores and their
  * attributes, printed one a line so that the whole output can be compared
  * with NPTL's. Only cases where glibc's answer is defined are asked

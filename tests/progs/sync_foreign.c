@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synchronisation between the program's threads and threads glibc makes
  * itself, which under libgmp are not its threads (glibc starts them
  * without going through the interposed pthread_create): the helper

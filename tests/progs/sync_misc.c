@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Barriers, spinlocks, pthread_once, keys and C11 mtx/cnd/tss/call_once
  * across threads. One subcommand per run (argv[1]); without one, all:
  *   barrier    N threads, R rounds: each round exactly one thread gets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutual exclusion under contention, with exact totals. One subcommand per
  * run (argv[1]); without one: counter, mix, alias.
  *   counter  1,000 threads increment one counter (read, maybe yield, write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Producers and consumers on bounded queues, with checksums: every item
  * made is taken exactly once (count, sum and xor of all items match).
  *   cond  a ring guarded by a mutex and two condvars (not full, not

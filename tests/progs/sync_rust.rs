@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rust's std::sync across many threads, with exact results: Mutex,
 // Condvar (a bounded queue, checksums; wait_timeout), mpsc channels with
 // many producers (unbounded and sync_channel), RwLock (writers keep two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reader/writer locks. One subcommand per run (argv[1]); without one, all:
  *   invariant  writers make two fields equal inside the write lock (one
  *              field, a yield, the other), readers check they are equal;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sync_util.h — helpers shared by the sync_* test programs
  * (mutexes, condition variables, rwlocks, barriers, semaphores ...), on

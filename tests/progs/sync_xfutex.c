@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sync_xfutex.c — a futex shared between two processes:
  * syscall(SYS_futex, FUTEX_WAIT) without FUTEX_PRIVATE_FLAG on a word of a

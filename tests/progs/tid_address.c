@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/tid_address.c — set_tid_address and PR_GET_TID_ADDRESS as
  * threads see them. An ordinary pthread program.

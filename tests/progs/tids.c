@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/tids.c — every thread has an id of its own, and the calls
  * that take one act on that thread. An ordinary pthread program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/tls_common.h — shared by the tls_* programs, which check the
  * rows of TLS.md §2 with many threads that give up their processor (yield,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 12 — dlerror() is per thread. 24 threads. The odd ones make a
  * dl call fail each round (dlopen of a missing file, or dlsym of a missing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md rows 3 and 3b — __thread variables of a library opened with
  * dlopen while threads exist. Usage: tls_dlopen LIBRARY [--expect-migration]

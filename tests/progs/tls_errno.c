@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 1 — errno. 32 threads each take &errno (the pointer that
  * __errno_location() returns) once, then over and over: store a value of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 6b — flockfile held across a migration. A thread takes a
  * FILE's lock, writes a block of lines "B", "L 0".."L 3", "E" and switches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md rows 17 and 24 — fork() from a thread while other threads exist.
  * 8 threads keep switching away (and migrating) and checking their

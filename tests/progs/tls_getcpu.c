@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 9 — sched_getcpu() after migrations. glibc's sched_getcpu
  * reads the CPU number from the thread's rseq area in its TCB when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A library with thread-local variables, for TLS.md rows 3 and 3b
  * (tls_dlopen.c opens it with dlopen). Built twice: libtls_gd.so with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 11 — glibc's per-thread C library state across migrations:
  * strerror's buffer for unknown codes, strsignal's buffer, the thread's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 5 — malloc/free storm with migrations. 32 threads each do
  * 20,000 operations: malloc (8 B .. 4 KiB, now and then up to 64 KiB) and

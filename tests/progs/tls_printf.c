@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 6 — stdio from many threads that migrate. 64 threads each
  * write 200 (or, see tls_more, more) numbered lines to stdout

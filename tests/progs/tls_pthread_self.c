@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 10 — pthread_self and pthread_equal across migrations. 48
  * threads, each after every switch (resuming maybe on another OS thread)

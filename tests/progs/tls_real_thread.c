@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 16 — a real glibc thread created from a thread. The program
  * looks up glibc's own pthread_create and pthread_join in libc.so.6 (dlopen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 14 — glibc's owner-checking mutexes between threads that
  * migrate. glibc records a recursive or error-checking mutex's owner as the

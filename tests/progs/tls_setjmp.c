@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 7 — setjmp/longjmp and sigsetjmp/siglongjmp across a
  * migration. glibc mangles the saved stack pointer, frame pointer and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 13 — a signal handler runs as the thread it interrupted. The
  * SIGUSR1 handler records, in __thread variables, that it ran, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 8 — the stack protector across a migration. Built with
  * -fstack-protector-all: every function stores the canary from %fs:0x28 in

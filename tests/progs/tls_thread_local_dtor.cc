@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // TLS.md row 4 — C++ thread_local objects with non-trivial destructors.
 // 64 threads; three of every four construct two thread_local objects
 // (first a Tracker, then a Second), write a value of their own into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS.md row 2 — __thread variables of the main program: an int, a char
  * array and a struct with initial values (the TLS init image), and a

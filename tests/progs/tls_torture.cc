@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // TLS torture: many threads switch away (yield, short sleeps) over and
 // over; after every switch each checks that errno, the address of errno,
 // __thread scalars and arrays, a C++ thread_local object and pthread_self

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/uring.c — io_uring beside threads that never wait: the
  * main thread waits in io_uring_wait_cqe (io_uring_enter, which Linux

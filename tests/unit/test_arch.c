@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of arch/x86_64: a switch keeps callee-saved registers, MXCSR
  * and the x87 control word per context; "switch, then run a callback on

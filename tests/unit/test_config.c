@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of configuration parsing: GMPMAXPROCS accepts exactly an
  * integer from 1 to 1024; a bad value is reported once, naming the

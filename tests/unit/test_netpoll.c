@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/unit/test_netpoll.c — the netpoller (core/netpoll.c): a G parked
  * on a pipe wakes when another G writes (through the scheduler's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the run queues: FIFO order, runnext, overflow to the
  * global queue, and stealing (every G seen exactly once, a steal takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the scheduler running in the test process: park/ready
  * hand-offs never lose a wake-up, an unlock callback that fails cancels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/unit/test_sigq.c — the queue of signals on their way to Gs
  * (core/sigq.c): a standard signal is pending at most once for the

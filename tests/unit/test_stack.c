@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of G stacks: glibc's default size, guard pages that fault,
  * untouched stack pages that cost no memory, and warm reuse of a freed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the per-P timer heaps: timers fire in deadline order,
  * exactly once, only when due; deleting works before firing and reports

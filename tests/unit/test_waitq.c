@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/unit/test_waitq.c — the address-keyed wait table (core/waitq.c):
  * FIFO order, real-time priority order, per-address queues sharing a bucket, bitsets, timeouts,

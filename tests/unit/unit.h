@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/unit/unit.h — bringing the core up inside a unit-test process
  * (Criterion runs every test in a process of its own). Nothing is

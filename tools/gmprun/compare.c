@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * gmprun --compare — run a program under NPTL and under libgmp, several
+ * tools/gmprun/compare.c — gmprun --compare: run a program under NPTL and under libgmp, several
  * times each and interleaved, and show what changes (see compare.h).
  *
  * Each run is a child in a process group of its own, its standard input
@@ -14,7 +15,8 @@
  * of live threads, and of OS threads, seen from inside. A run that
  * outlives --timeout is killed with its whole group.
  */
-#include "preload/compare.h"
+#include "tools/gmprun/compare.h"
+#include "tools/procgroup.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -118,49 +120,6 @@ static bool parse_procs_list(const char *s)
 
 /* ---- sampling the process group ---------------------------------------------- */
 
-/* Threads and resident KiB of the processes in group pgid, added up. */
-static void sample_group(pid_t pgid, long *threads, long *rss_kib)
-{
-	static long page_kib;
-	if (!page_kib)
-		page_kib = sysconf(_SC_PAGESIZE) / 1024;
-	*threads = 0;
-	*rss_kib = 0;
-	DIR *d = opendir("/proc");
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		char path[300], buf[1024];
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* after the command name, which may hold spaces and ')' */
-		char *p = strrchr(buf, ')');
-		if (!p)
-			continue;
-		/* fields from 3 (state): ppid pgrp ... num_threads is 20, rss 24 */
-		long f[23];
-		int k = 0;
-		for (char *save = NULL, *tok = strtok_r(p + 1, " ", &save); tok && k < 23;
-		     tok = strtok_r(NULL, " ", &save))
-			f[k++] = strtol(tok, NULL, 10);
-		if (k < 23 || f[2] != pgid)
-			continue;
-		*threads += f[17];
-		*rss_kib += f[21] * page_kib;
-	}
-	closedir(d);
-}
-
 /* ---- one run ----------------------------------------------------------------------- */
 
 struct opts {
@@ -247,6 +206,100 @@ static void child(const struct opts *o, const struct variant *v, int out_w, cons
 	_exit(127);
 }
 
+/* How a run ended, as its parent saw it. */
+struct watch {
+	int status;
+	struct rusage ru;
+	bool timed_out;
+};
+
+/* Read the run's output from fd (digested into r) and sample its process
+ * group until it ended and its output did; kill the group when the run
+ * ends (what is left of it) or outlives --timeout. */
+static void watch_run(const struct opts *o, pid_t pid, int fd, double t0, struct run *r,
+		      struct watch *w)
+{
+	bool eof = false, ended = false;
+	double next_sample = 0;
+	while (!ended || !eof) {
+		if (!eof) {
+			struct pollfd pf = {fd, POLLIN, 0};
+			poll(&pf, 1, ended ? 100 : 10);
+			unsigned char buf[65536];
+			ssize_t n;
+			while ((n = read(fd, buf, sizeof buf)) > 0) {
+				for (ssize_t i = 0; i < n; i++)
+					r->digest = (r->digest ^ buf[i]) * 0x100000001b3ull;
+				r->out_bytes += (unsigned long long)n;
+			}
+			if (n == 0)
+				eof = true;
+		} else {
+			usleep(10000);
+		}
+		double now = now_sec();
+		if (!ended) {
+			if (now >= next_sample) {
+				long th, rss;
+				procgroup_sample(pid, NULL, &th, &rss);
+				if (th > r->os_threads)
+					r->os_threads = th;
+				if (rss > r->rss_kib)
+					r->rss_kib = rss;
+				/* every millisecond at first: short runs end early */
+				next_sample = now + (now - t0 < 0.05 ? 0.001 : 0.01);
+			}
+			pid_t got = wait4(pid, &w->status, WNOHANG, &w->ru);
+			if (got == pid) {
+				ended = true;
+				r->wall = now_sec() - t0;
+				/* what is left of its group (a daemon it started, a
+				 * child holding the pipe) goes with it */
+				kill(-pid, SIGKILL);
+			} else if (o->timeout > 0 && now - t0 > o->timeout && !w->timed_out) {
+				w->timed_out = true;
+				kill(-pid, SIGKILL);
+			}
+		} else if (!eof && now - t0 - r->wall > 5) {
+			break;	/* something outside the group holds the pipe */
+		}
+	}
+}
+
+/* The run's end, CPU times, memory and threads from w (and the runtime's
+ * own figures in statspath, for a libgmp run) into r. */
+static void record_end(const struct variant *v, const struct watch *w, const char *statspath,
+		       struct run *r)
+{
+	r->user = tv_sec(w->ru.ru_utime);
+	r->sys = tv_sec(w->ru.ru_stime);
+	if (w->ru.ru_maxrss > r->rss_kib)
+		r->rss_kib = w->ru.ru_maxrss;
+	r->vcsw = w->ru.ru_nvcsw;
+	r->ivcsw = w->ru.ru_nivcsw;
+	if (r->os_threads < 1)
+		r->os_threads = 1;	/* it ended before the first sample */
+	if (w->timed_out) {
+		r->end = END_TIMEOUT;
+		r->code = SIGKILL;
+	} else if (WIFSIGNALED(w->status)) {
+		r->end = END_SIGNAL;
+		r->code = WTERMSIG(w->status);
+	} else {
+		r->end = END_EXIT;
+		r->code = WEXITSTATUS(w->status);
+	}
+	if (v->gmp) {
+		long live, os;
+		read_rt_stats(statspath, &live, &os);
+		r->live_threads = live;
+		if (os > r->os_threads)
+			r->os_threads = os;
+	} else {
+		r->live_threads = r->os_threads;
+	}
+}
+
 static void run_once(const struct opts *o, int vi, int rep, struct run *r)
 {
 	const struct variant *v = &variants[vi];
@@ -280,81 +333,10 @@ static void run_once(const struct opts *o, int vi, int rep, struct run *r)
 	}
 	setpgid(pid, pid);	/* as the child does: no race on who is first */
 	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	bool eof = false, ended = false, timed_out = false;
-	int status = 0;
-	struct rusage ru = {0};
-	double next_sample = 0;
-	while (!ended || !eof) {
-		if (!eof) {
-			struct pollfd pf = {pfd[0], POLLIN, 0};
-			poll(&pf, 1, ended ? 100 : 10);
-			unsigned char buf[65536];
-			ssize_t n;
-			while ((n = read(pfd[0], buf, sizeof buf)) > 0) {
-				for (ssize_t i = 0; i < n; i++)
-					r->digest = (r->digest ^ buf[i]) * 0x100000001b3ull;
-				r->out_bytes += (unsigned long long)n;
-			}
-			if (n == 0)
-				eof = true;
-		} else {
-			usleep(10000);
-		}
-		double now = now_sec();
-		if (!ended) {
-			if (now >= next_sample) {
-				long th, rss;
-				sample_group(pid, &th, &rss);
-				if (th > r->os_threads)
-					r->os_threads = th;
-				if (rss > r->rss_kib)
-					r->rss_kib = rss;
-				/* every millisecond at first: short runs end early */
-				next_sample = now + (now - t0 < 0.05 ? 0.001 : 0.01);
-			}
-			pid_t w = wait4(pid, &status, WNOHANG, &ru);
-			if (w == pid) {
-				ended = true;
-				r->wall = now_sec() - t0;
-				/* what is left of its group (a daemon it started, a
-				 * child holding the pipe) goes with it */
-				kill(-pid, SIGKILL);
-			} else if (o->timeout > 0 && now - t0 > o->timeout && !timed_out) {
-				timed_out = true;
-				kill(-pid, SIGKILL);
-			}
-		} else if (!eof && now - t0 - r->wall > 5) {
-			break;	/* something outside the group holds the pipe */
-		}
-	}
+	struct watch w = {0};
+	watch_run(o, pid, pfd[0], t0, r, &w);
 	close(pfd[0]);
-	r->user = tv_sec(ru.ru_utime);
-	r->sys = tv_sec(ru.ru_stime);
-	if (ru.ru_maxrss > r->rss_kib)
-		r->rss_kib = ru.ru_maxrss;
-	r->vcsw = ru.ru_nvcsw;
-	r->ivcsw = ru.ru_nivcsw;
-	if (r->os_threads < 1)
-		r->os_threads = 1;	/* it ended before the first sample */
-	if (timed_out) {
-		r->end = END_TIMEOUT;
-		r->code = SIGKILL;
-	} else if (WIFSIGNALED(status)) {
-		r->end = END_SIGNAL;
-		r->code = WTERMSIG(status);
-	} else {
-		r->end = END_EXIT;
-		r->code = WEXITSTATUS(status);
-	}
-	if (v->gmp) {
-		long live, os;
-		read_rt_stats(statspath, &live, &os);
-		r->live_threads = live;
-		if (os > r->os_threads)
-			r->os_threads = os;
-	} else {
-		r->live_threads = r->os_threads;
-	}
+	record_end(v, &w, statspath, r);
 	if (r->end != END_EXIT || r->code != 0)
 		tail_of(errpath, r->err_tail, sizeof r->err_tail);
 out:
@@ -652,11 +634,10 @@ static void print_report(const struct opts *o, int same_output)
 		}
 }
 
-int gmprun_compare(int argc, char **argv, const char *lib)
+/* --compare's options into *o (the program's argv included) and the
+ * variants to run. Returns -1 to go on, else gmprun's exit status. */
+static int parse_options(int argc, char **argv, struct opts *o)
 {
-	struct opts o = {.reps = 3, .timeout = 600, .check_output = true, .lib = lib};
-	variants[0] = (struct variant){.name = "NPTL"};
-	nvariants = 1;
 	bool procs_given = false;
 	int i = 1;
 	for (; i < argc; i++) {
@@ -673,7 +654,7 @@ int gmprun_compare(int argc, char **argv, const char *lib)
 				fprintf(stderr, "gmprun: -n wants a run count from 1 to %d\n", MAX_REPS);
 				return 2;
 			}
-			o.reps = (int)n;
+			o->reps = (int)n;
 			i++;
 		} else if (strcmp(a, "--procs") == 0) {
 			if (!has || procs_given || !parse_procs_list(argv[i + 1])) {
@@ -690,11 +671,11 @@ int gmprun_compare(int argc, char **argv, const char *lib)
 				return 2;
 			}
 			if (a[2] == 'j')
-				o.json = argv[i + 1];
+				o->json = argv[i + 1];
 			else if (a[3] == 'v')
-				o.svg = argv[i + 1];
+				o->svg = argv[i + 1];
 			else
-				o.stdin_file = argv[i + 1];
+				o->stdin_file = argv[i + 1];
 			i++;
 		} else if (strcmp(a, "--timeout") == 0) {
 			char *end = NULL;
@@ -703,10 +684,10 @@ int gmprun_compare(int argc, char **argv, const char *lib)
 				fprintf(stderr, "gmprun: --timeout wants seconds, more than 0\n");
 				return 2;
 			}
-			o.timeout = t;
+			o->timeout = t;
 			i++;
 		} else if (strcmp(a, "--no-output-check") == 0) {
-			o.check_output = false;
+			o->check_output = false;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
 			return 0;
@@ -723,11 +704,57 @@ int gmprun_compare(int argc, char **argv, const char *lib)
 		usage(stderr);
 		return 2;
 	}
-	o.argv = argv + i;
+	o->argv = argv + i;
 	if (!procs_given) {
 		variants[1] = (struct variant){.name = "libgmp", .gmp = true};
 		nvariants = 2;
 	}
+	return -1;
+}
+
+/* gmprun's exit status once every run is done, the report printed and
+ * the files asked for written (see compare.h). */
+static int report(const struct opts *o)
+{
+	int same_output = -1;
+	if (o->check_output) {
+		same_output = 1;
+		for (int k = 1; k < nruns; k++)
+			if (runs[k].digest != runs[0].digest || runs[k].out_bytes != runs[0].out_bytes)
+				same_output = 0;
+	}
+	bool same_end = true;
+	for (int k = 1; k < nruns; k++)
+		if (runs[k].end != runs[0].end || runs[k].code != runs[0].code)
+			same_end = false;
+	if (runs[0].end == END_NOSTART || runs[0].end == END_TIMEOUT)
+		same_end = false;
+	print_report(o, same_output);
+	int rc = same_end && same_output != 0 ? 0 : 1;
+	/* the program was not found or not executable, in every run */
+	bool nostart = true;
+	for (int k = 0; k < nruns; k++)
+		if (runs[k].end != END_NOSTART &&
+		    !(runs[k].end == END_EXIT && runs[k].code == 127 &&
+		      strncmp(runs[k].err_tail, "gmprun: cannot run", 18) == 0))
+			nostart = false;
+	if (nostart)
+		rc = 127;
+	if (o->json && write_json(o, o->json, same_output) != 0)
+		rc = 127;
+	if (o->svg && write_svg(o, o->svg) != 0)
+		rc = 127;
+	return rc;
+}
+
+int gmprun_compare(int argc, char **argv, const char *lib)
+{
+	struct opts o = {.reps = 3, .timeout = 600, .check_output = true, .lib = lib};
+	variants[0] = (struct variant){.name = "NPTL"};
+	nvariants = 1;
+	int rc = parse_options(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 	if (o.stdin_file && access(o.stdin_file, R_OK) != 0) {
 		fprintf(stderr, "gmprun: --stdin %s: %s\n", o.stdin_file, strerror(errno));
 		return 2;
@@ -749,34 +776,7 @@ int gmprun_compare(int argc, char **argv, const char *lib)
 			run_once(&o, v, rep, &runs[nruns]);
 			nruns++;
 		}
-	int same_output = -1;
-	if (o.check_output) {
-		same_output = 1;
-		for (int k = 1; k < nruns; k++)
-			if (runs[k].digest != runs[0].digest || runs[k].out_bytes != runs[0].out_bytes)
-				same_output = 0;
-	}
-	bool same_end = true;
-	for (int k = 1; k < nruns; k++)
-		if (runs[k].end != runs[0].end || runs[k].code != runs[0].code)
-			same_end = false;
-	if (runs[0].end == END_NOSTART || runs[0].end == END_TIMEOUT)
-		same_end = false;
-	print_report(&o, same_output);
-	int rc = same_end && same_output != 0 ? 0 : 1;
-	/* the program was not found or not executable, in every run */
-	bool nostart = true;
-	for (int k = 0; k < nruns; k++)
-		if (runs[k].end != END_NOSTART &&
-		    !(runs[k].end == END_EXIT && runs[k].code == 127 &&
-		      strncmp(runs[k].err_tail, "gmprun: cannot run", 18) == 0))
-			nostart = false;
-	if (nostart)
-		rc = 127;
-	if (o.json && write_json(&o, o.json, same_output) != 0)
-		rc = 127;
-	if (o.svg && write_svg(&o, o.svg) != 0)
-		rc = 127;
+	rc = report(&o);
 	free(runs);
 	return rc;
 }

@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * gmprun — run a program with every thread on libgmp.
+ * tools/gmprun/main.c — gmprun: run a program with every thread on libgmp.
+ * A program of its own, never loaded into the program it runs.
  *
  *   gmprun [-p N] [--stats[=json]] [--] program [args...]
  *   gmprun --compare [-n REPS] [--procs LIST] [--json FILE] [--svg FILE]
@@ -10,7 +12,7 @@
  * -p, and with --stats prints what the runtime did once the program ends.
  * The exit status is the program's (128+N when a signal N ended it).
  */
-#include "preload/compare.h"
+#include "tools/gmprun/compare.h"
 
 #include <errno.h>
 #include <limits.h>
