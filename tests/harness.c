@@ -70,6 +70,14 @@ void bg_start(struct bg *b, const char *const argv[], const char *const env[], b
 	if (b->pid < 0)
 		abort();
 	if (b->pid == 0) {
+		/* the program starts as from a shell: no signal blocked or
+		 * ignored because the test runner's thread had it so */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		setpgid(0, 0);
