@@ -59,13 +59,18 @@ static void syscall_enter(struct g *gp, bool watch)
  * process-shared semaphore's wait). True when the G came back out and
  * ran its handlers, as for a signal that came a moment before the call:
  * the caller enters again. Not inside a handler (the interrupted code's
- * next door serves them). One that comes once the G is in its system
- * call finds it there and interrupts the call, as the kernel does.
+ * next door serves them), nor in a vfork child. One that comes once the
+ * G is in its system call finds it there and interrupts the call, as the
+ * kernel does.
  */
 static bool served_held_back(struct g *gp)
 {
 	atomic_signal_fence(memory_order_seq_cst);	/* after the state's store */
 	if (likely(!__atomic_load_n(&gp->sig_deferred, __ATOMIC_RELAXED)) || gp->preemptoff)
+		return false;
+	/* a vfork child runs on its parent's G and memory: it leaves both
+	 * as they are (the parent serves the signals) */
+	if (sched_in_vfork_child())
 		return false;
 	g_syscall_exit();
 	/* a process signal is posted for the process, and routed by the
