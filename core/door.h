@@ -90,16 +90,12 @@ static inline void gmp_init(void)
 
 void g_syscall_exit(void);
 /*
- * g_syscall_exit without waiting for a P, and without the scheduler's
- * lock: the G's own P back if nobody took it since the call began, else
- * false, and the G goes on in its system call, its M without a P, until
- * its next door takes one back (door_sync). For the return from a wait in
- * the kernel (core/kwait.h) that hands the G something others wait for (a
- * process-shared mutex, taken again by glibc's condition wait): the G
- * runs at once and lets go of it, instead of queueing for a P while
- * holding it; the Gs a broadcast wakes together do not queue on the
- * scheduler's lock either, and one that goes from such wait to such wait
- * (unlock, post, lock, wait) never needs a P, as NPTL's threads need none.
+ * g_syscall_exit without waiting for a P: when none is free, false, and
+ * the G goes on in its system call, its M without a P, until its next
+ * door takes one back (door_sync). For the return from a wait that hands
+ * the G something others wait for (a process-shared mutex, taken again
+ * by glibc's condition wait): the G runs at once and lets go of it,
+ * instead of queueing for a P while holding it.
  */
 bool g_syscall_exit_try(void);
 

@@ -172,40 +172,27 @@ static void exitsyscall0(void *arg)
 
 /* g_syscall_exit without waiting: false, the G still in its system call
  * (its M without a P), when no P is free. */
-/* The P the G had before its call, if nobody took it meanwhile (still
- * P_SYSCALL): ours again, without a lock. */
-static bool exit_own(struct g *gp)
-{
-	struct m *mp = gp->m;
-	struct p *pp = mp->oldp;
-	uint32_t st = P_SYSCALL;
-	if (!pp || !cas(&pp->status, &st, (uint32_t)P_RUNNING))
-		return false;
-	trace_ev(mp, TR_SYSRET, gp, 0);
-	mp->oldp = NULL;
-	if (ld_rlx(&mp->blocked))
-		st_rel(&mp->blocked, false);
-	mp->p = pp;
-	pp->m = mp;
-	g_casstatus(gp, G_SYSCALL, G_RUNNING);
-	/* its slice ended during the call: yield at the next door */
-	if (unlikely(ld_rlx(&pp->preempt_req))) {
-		st_rlx(&pp->preempt_req, false);
-		atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
-	}
-	return true;
-}
-
 static bool exit_fast(struct g *gp)
 {
-	if (exit_own(gp))
-		return true;
 	struct m *mp = gp->m;
 	trace_ev(mp, TR_SYSRET, gp, 0);
 	struct p *pp = mp->oldp;
 	mp->oldp = NULL;
 	if (ld_rlx(&mp->blocked))
 		st_rel(&mp->blocked, false);
+	uint32_t st = P_SYSCALL;
+	if (cas(&pp->status, &st, (uint32_t)P_RUNNING)) {
+		/* nobody needed it: ours again */
+		mp->p = pp;
+		pp->m = mp;
+		g_casstatus(gp, G_SYSCALL, G_RUNNING);
+		/* its slice ended during the call: yield at the next door */
+		if (unlikely(ld_rlx(&pp->preempt_req))) {
+			st_rlx(&pp->preempt_req, false);
+			atomic_fetch_or_explicit(&gp->door, DOOR_PREEMPT, memory_order_relaxed);
+		}
+		return true;
+	}
 	rt_lock(&sched.lock);
 	struct p *p2 = pidleget();
 	rt_unlock(&sched.lock);
@@ -221,7 +208,7 @@ static bool exit_fast(struct g *gp)
 bool g_syscall_exit_try(void)
 {
 	struct g *gp = getg();
-	return g_status(gp) != G_SYSCALL || exit_own(gp);
+	return g_status(gp) != G_SYSCALL || exit_fast(gp);
 }
 
 void g_syscall_exit(void)
