@@ -234,8 +234,7 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 		if (e == EINTR) {
 			door_testcancel(gp);
 			/* and the handlers of signals routed to it meanwhile */
-			door_signals(gp);
-			if (gp->nhandled == handled)
+			if (door_eintr_spurious(gp, handled))
 				continue;	/* libgmp's own signal */
 			if (!abs && gp->nhandled_intr == intr)
 				continue;	/* SA_RESTART handlers, no deadline */
