@@ -25,6 +25,17 @@
 static struct note sysmon_note;
 /* 1 while sysmon sleeps without a deadline (every P idle) */
 static _Atomic int sysmon_deep;
+/* 1 when sysmon was woken for something to look after closely (a system
+ * call, an M to start, a signal, a timer), not only because a P went
+ * busy: its rounds start again at 20 us */
+static _Atomic int sysmon_closely;
+
+/* Wake sysmon from its sleep. */
+static void sysmon_wake(void)
+{
+	st_rlx(&sysmon_closely, 1);
+	note_wakeup(&sysmon_note);
+}
 
 void sysmon_syscall_entered(void)
 {
@@ -32,13 +43,16 @@ void sysmon_syscall_entered(void)
 	 * then looks at the Ps: one of the two sees the other */
 	fence_seq();
 	if (ld_rlx(&sysmon_deep))
-		note_wakeup(&sysmon_note);
+		sysmon_wake();
 }
 
 void sysmon_p_busy(void)
 {
 	/* the caller's npidle decrement (a locked instruction) comes
-	 * before this load; sysmon sets sysmon_deep, then reads npidle */
+	 * before this load; sysmon sets sysmon_deep, then reads npidle.
+	 * Only a G to watch for its time slice: sysmon goes on at the pace
+	 * it had (processes whose threads all wait and wake many times a
+	 * millisecond would otherwise have it look every 20 us) */
 	if (ld_rlx(&sysmon_deep))
 		note_wakeup(&sysmon_note);
 }
@@ -51,7 +65,7 @@ void sysmon_timer_added(int64_t when)
 {
 	/* a wake-up within 20 us of the planned one gains nothing */
 	if (when + SYSCALL_RETAKE_NS < ld_rlx(&sysmon_until) && !ld_rlx(&sysmon_deep))
-		note_wakeup(&sysmon_note);
+		sysmon_wake();
 }
 
 static bool all_idle(void)
@@ -70,7 +84,7 @@ void sysmon_spawn_m(struct m *mp)
 	/* the first M asked for may come before any thread was made (a
 	 * blocking call's hand-off): sysmon starts and serves it */
 	sched_start();
-	note_wakeup(&sysmon_note);
+	sysmon_wake();
 }
 
 /* The thread for mp could not be created: give its P back. */
@@ -106,7 +120,7 @@ bool sysmon_is_current(void)
 /* A signal was posted (async-signal-safe). */
 void sysmon_kick(void)
 {
-	note_wakeup(&sysmon_note);
+	sysmon_wake();
 }
 
 static void serve_spawns(void)
@@ -204,6 +218,7 @@ static void *sysmon_main(void *arg)
 	int idle = 0;
 	for (;;) {
 		note_clear(&sysmon_note);
+		st_rlx(&sysmon_closely, 0);
 		serve_spawns();
 		/* signals some G takes (does not block, or waits for) while
 		 * every running thread may block them: this thread takes
@@ -266,7 +281,7 @@ static void *sysmon_main(void *arg)
 		note_tsleep(&sysmon_note, sleep);
 		st_rlx(&sysmon_until, (int64_t)0);
 		st_rlx(&sysmon_deep, 0);
-		if (sleep < 0) {
+		if (sleep < 0 && ld_rlx(&sysmon_closely)) {
 			delay = SYSCALL_RETAKE_NS;
 			idle = 0;
 		}
