@@ -264,6 +264,16 @@ glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null || ldd --version | head -1)
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 memtotal=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 rev=$(source_rev)
+# whether the kernel lets user space write the thread pointer (FSGSBASE:
+# AT_HWCAP2 bit 1), and whether the libgmp runs were told not to
+hwcap2=$(LD_SHOW_AUXV=1 /bin/true 2>/dev/null | awk '/^AT_HWCAP2:/ {print $2}')
+case $(( ${hwcap2:-0} & 2 )) in
+2) fsgsbase="the kernel allows WRFSBASE" ;;
+*) fsgsbase="the kernel does not allow WRFSBASE (no FSGSBASE: a kernel before 5.9, or a hypervisor that hides it)" ;;
+esac
+case ${GMPDEBUG:-} in
+*fsbase=syscall*) fsgsbase="$fsgsbase; GMPDEBUG=fsbase=syscall forced arch_prctl" ;;
+esac
 
 # report FILE REV: the report of the raw lines in FILE (libgmp's source
 # REV) on stdout
@@ -272,7 +282,7 @@ awk -v reps="$reps" -v procs_env="${GMPMAXPROCS:-}" -v date="$(date -u '+%Y-%m-%
 	-v nproc="$(nproc)" -v kernel="$(uname -srm)" -v glibc="$glibc" -v cpu="$cpu" \
 	-v mem="$memtotal" -v pidmax="$(cat /proc/sys/kernel/pid_max)" \
 	-v maxmap="$(cat /proc/sys/vm/max_map_count)" -v stack="$(ulimit -s)" \
-	-v cmd="$cmdline" -v rev="$2" "$awk_median"'
+	-v cmd="$cmdline" -v rev="$2" -v fsgsbase="$fsgsbase" "$awk_median"'
 function median(w, m, k,    n, i, a) {
 	n = cnt[w, m, k]
 	if (n == 0) return ""
@@ -375,6 +385,7 @@ END {
 	print "| GMPMAXPROCS | " procs (procs_env == "" ? " (libgmp'"'"'s default: the CPUs it may use)" : " (set)") ownp " |"
 	print "| limits | pid_max " pidmax ", vm.max_map_count " maxmap ", stack " stack " KiB |"
 	print "| repetitions | " reps " per library (maxthreads: 1) |"
+	print "| thread pointer | " (tp_path() == "" ? "not recorded" : tp_path()) " (" fsgsbase ") |"
 	print ""
 	print "| workload | measure (median) | NPTL | libgmp | libgmp vs NPTL | peak OS threads NPTL / libgmp | peak RSS NPTL / libgmp |"
 	print "|---|---|---|---|---|---|---|"
@@ -703,12 +714,18 @@ function op_count(w,    n, t, k, i) {
 }
 # the kernel work of libgmp itself (gmprun --stats), per operation where the
 # workload counts operations, else per context switch
-function kernel_work(    i, w, n, d, unit, path, k, ks, nk, line) {
-	nk = split("tp_writes futex_waits futex_wakes epoll_waits eventfd_writes signals_sent sigmask_changes", ks, " ")
+# how libgmp wrote the thread pointer in these runs (gmprun --stats), ""
+# when no run said
+function tp_path(    i, path) {
 	path = ""
 	for (i = 1; i <= nw; i++)
 		if (has(ws[i], "libgmp", "rt_tp_wrfsbase"))
 			path = median(ws[i], "libgmp", "rt_tp_wrfsbase") >= 1 ? "WRFSBASE (an instruction)" : "arch_prctl (a system call)"
+	return path
+}
+function kernel_work(    i, w, n, d, unit, path, k, ks, nk, line) {
+	nk = split("tp_writes futex_waits futex_wakes epoll_waits eventfd_writes signals_sent sigmask_changes", ks, " ")
+	path = tp_path()
 	if (path == "") return
 	print "## libgmp'"'"'s own kernel work"
 	print ""

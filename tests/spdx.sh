@@ -16,6 +16,7 @@ bench/sweep.dat              data bench/sweep.sh writes
 bench/sweep-echo.svg         drawn by bench/sweep.sh
 bench/sweep-sleepers.svg     drawn by bench/sweep.sh
 bench/results.md             written by bench/run.sh
+bench/results-arch_prctl.md  written by bench/run.sh
 bench/results-boundary.md    written by bench/run.sh
 bench/results-latency.md     written by bench/run.sh
 bench/results-tids.md        written by bench/run.sh
