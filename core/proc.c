@@ -11,6 +11,8 @@
 #include "core/os.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 static struct g *gfget_any(void)
 {
@@ -79,6 +81,45 @@ void proc_stack_release(struct p *pp, struct g *gp)
 	s->tls_ready = false;
 }
 
+void proc_stack_flush(struct p *pp)
+{
+	struct gstack t;
+	while (stack_cache_get(pp, &t))
+		stack_free(&t);
+}
+
+/*
+ * No default-shape stack could be mapped (RLIMIT_AS, or vm.max_map_count):
+ * the stacks of ended threads that other Ps keep come back to the arenas,
+ * and the G waits, 1 ms at a time and at most 100 ms, while running Ps
+ * give theirs at their next schedule. Under NPTL a joined thread's stack
+ * is reusable as soon as pthread_join returns; here it may sit in the
+ * cache of the P the thread ended on, out of the creator's reach.
+ */
+#define STACK_BACK_TRIES 100
+
+static int stack_alloc_short(struct gstack *s, size_t size, size_t guard)
+{
+	int err = EAGAIN;
+	for (int i = 0; err == EAGAIN && i <= STACK_BACK_TRIES; i++) {
+		/* after a sleep the G may run on another P: its cache first */
+		struct p *mine = sched_my_p();
+		if (i > 0 && stack_cache_get(mine, s))
+			return 0;
+		int pending = sched_stacks_back(mine);
+		err = stack_alloc(s, size, guard);
+		if (err != EAGAIN || pending == 0)
+			break;
+		if (getg()) {
+			g_sleep_until(rt_nanotime() + 1000000);
+		} else {
+			struct timespec ms = {0, 1000000};
+			arch_syscall2(SYS_nanosleep, &ms, NULL);
+		}
+	}
+	return err;
+}
+
 /* Give gp a stack of the wanted shape with a ready TCB at its top:
  * warm from this P's cache when the shape is the default. */
 static int stack_and_tls(struct g *gp, const struct g_spec *spec)
@@ -96,13 +137,18 @@ static int stack_and_tls(struct g *gp, const struct g_spec *spec)
 	} else if (spec->stacksize != stack_default_size() || spec->guardsize != os_pagesize ||
 		   !stack_cache_get(sched_my_p(), s)) {
 		err = stack_alloc(s, spec->stacksize, spec->guardsize);
+		if (err == EAGAIN && spec->stacksize == stack_default_size() &&
+		    spec->guardsize == os_pagesize)
+			err = stack_alloc_short(s, spec->stacksize, spec->guardsize);
 		if (err)
 			return err;
 	}
 	gp->tcb = tls_tp_for_top(stack_top(s));
 	err = tls_setup(gp, gp->tcb, s->base, s->size, s->guard, s->tls_ready);
 	if (err) {
-		if (s->kind == STACK_MAPPED)
+		/* only a fresh TCB fails (out of memory): the slot waits for
+		 * the next thread, as a bare one */
+		if (s->kind == STACK_MAPPED || s->kind == STACK_ARENA)
 			stack_free(s);
 		s->kind = STACK_NONE;
 		return err;

@@ -63,6 +63,10 @@ int proc_task_of(struct g *gp);
  * pp's cache for the next thread, at once — the G itself may wait for a
  * join much longer. TLS-free. */
 void proc_stack_release(struct p *pp, struct g *gp);
+/* Give every stack in pp's cache back to the arenas, for any P to use
+ * (its owner, or anyone holding sched.lock while pp is on the idle
+ * list). TLS-free. */
+void proc_stack_flush(struct p *pp);
 
 /* The running G ends: returns true when it was the last live G (the
  * caller then ends the process). Call after every destructor. */

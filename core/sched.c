@@ -743,6 +743,10 @@ static void leave_service(struct m *mp)
 _Noreturn void schedule(struct m *mp)
 {
 top:
+	if (unlikely(mp->p && ld_rlx(&mp->p->sflush))) {
+		proc_stack_flush(mp->p);
+		st_rel(&mp->p->sflush, false);
+	}
 	if (unlikely(mp->p && mp->p->id >= ld_rlx(&sched.nactive)) && !mp->lockedg)
 		leave_service(mp);
 	if (mp->lockedg) {
@@ -1194,6 +1198,36 @@ _Noreturn void g_exit_switch(void)
 }
 
 /* --- dead G caches ------------------------------------------------------------ */
+
+static bool on_idle_list(struct p *pp)
+{
+	for (struct p *q = sched.pidle; q; q = q->link)
+		if (q == pp)
+			return true;
+	return false;
+}
+
+int sched_stacks_back(struct p *mine)
+{
+	int pending = 0;
+	rt_lock(&sched.lock);
+	for (struct p *pp = sched.pidle; pp; pp = pp->link) {
+		/* nobody owns a P on the idle list but the lock's holder */
+		proc_stack_flush(pp);
+		st_rlx(&pp->sflush, false);
+	}
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct p *pp = sched.allp[i];
+		if (pp == mine || on_idle_list(pp))
+			continue;
+		if (ld_rlx(&pp->sflush) || __atomic_load_n(&pp->nsfree, __ATOMIC_RELAXED) > 0) {
+			st_rel(&pp->sflush, true);
+			pending++;
+		}
+	}
+	rt_unlock(&sched.lock);
+	return pending;
+}
 
 void gfput(struct p *pp, struct g *gp)
 {

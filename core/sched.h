@@ -125,6 +125,9 @@ struct p {
 	int ngfree;
 	char *sfree;
 	int nsfree;
+	/* the address space is short: give the stacks in sfree back to the
+	 * arenas at the next schedule (sched_stacks_back) */
+	_Atomic bool sflush;
 
 	struct p *link;			/* idle list; under sched.lock */
 
@@ -364,6 +367,12 @@ void g_ready(struct g *gp, struct p *pp, bool next);
 /* The P held by the calling G, or NULL when the caller is not a G. Not
  * for g0. */
 struct p *sched_my_p(void);
+/* A stack of the default shape could not be mapped: the stacks other Ps
+ * keep for their next threads go back to the arenas. Idle Ps' at once;
+ * each other P gives its own at its next schedule. Returns how many Ps
+ * have yet to (0: all that can come back has). `mine` is the caller's
+ * P, or NULL. */
+int sched_stacks_back(struct p *mine);
 /* g_ready from a caller that does not know whether it holds a P: a G uses
  * its own P, anything else the global queue. Not for g0. */
 void g_ready_any(struct g *gp);

@@ -33,6 +33,7 @@ static char *cur;
 static uint32_t cur_slots;		/* slots in the current arena */
 static uint32_t next;
 static char *freelist;			/* slot bases */
+static char *rawlist;			/* slots without a TCB: bases */
 static _Atomic int guard_mode;		/* 0 unknown, 1 madvise, 2 mprotect */
 static uint64_t narenas, nslots;
 
@@ -117,11 +118,28 @@ static int guard_install(char *p, size_t len)
 	return (int)arch_syscall3(SYS_mprotect, p, len, PROT_NONE);
 }
 
+/* A slot whose TCB was never set up (setting it up failed for lack of
+ * memory) waits on rawlist, linked through the first word above its
+ * guard. */
+static void raw_push(char *base)
+{
+	*(char **)(base + default_guard) = rawlist;
+	rawlist = base;
+}
+
 static int arena_slot(struct gstack *s)
 {
 	rt_lock(&lock);
 	if (stack_list_pop(&freelist, s)) {
 		rt_unlock(&lock);
+		return 0;
+	}
+	if (rawlist) {
+		char *base = rawlist;
+		rawlist = *(char **)(base + default_guard);
+		rt_unlock(&lock);
+		s->base = base;
+		s->tls_ready = false;
 		return 0;
 	}
 	if (next == cur_slots) {
@@ -196,14 +214,12 @@ void stack_free(struct gstack *s)
 {
 	switch (s->kind) {
 	case STACK_ARENA:
-		if (s->tls_ready) {
-			rt_lock(&lock);
+		rt_lock(&lock);
+		if (s->tls_ready)
 			stack_list_push(&freelist, s);
-			rt_unlock(&lock);
-		}
-		/* A slot whose TCB was never set up only happens when setting
-		 * it up failed for lack of memory; it holds no memory of its
-		 * own (MAP_NORESERVE) and is left unused. */
+		else
+			raw_push(s->base);
+		rt_unlock(&lock);
 		break;
 	case STACK_MAPPED:
 		rt_munmap(s->base, s->size + s->guard);
@@ -264,6 +280,7 @@ void stack_after_fork(void)
 	lock = (struct rt_mutex){0};
 	defer_lock = (struct rt_mutex){0};
 	freelist = NULL;
+	rawlist = NULL;
 	deferred = NULL;
 	st_rlx(&ndeferred, 0);
 }

@@ -30,9 +30,9 @@ size_t stack_default_size(void);
  * (s->tls_ready then tells the TCB at its top is initialised). Returns 0
  * or EAGAIN. TLS-free. */
 int stack_alloc(struct gstack *s, size_t size, size_t guard);
-/* Give s's memory back: a default-shape stack whose TCB is set up goes
- * to the global cache; a stack of its own mapping is unmapped (its TCB
- * must have been released with tls_release). TLS-free. */
+/* Give s's memory back: a default-shape stack goes to the global cache
+ * (warm when its TCB is set up, else bare); a stack of its own mapping is
+ * unmapped (its TCB must have been released with tls_release). TLS-free. */
 void stack_free(struct gstack *s);
 
 /*

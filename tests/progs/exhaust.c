@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Out of address space: with RLIMIT_AS lowered (argv[1] MiB), create
  * sleeping threads until pthread_create fails. It must fail with EAGAIN,
- * not crash; then every created thread is released and joined. */
+ * not crash; then every created thread is released and joined. Then
+ * argv[2] rounds (default 10) each create half as many again, which must
+ * all succeed as under NPTL (the joined threads' stacks are free again),
+ * and release and join them. */
 #include "common.h"
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +41,21 @@ int main(int argc, char **argv)
 	atomic_store(&release, 1);
 	for (int i = 0; i < n; i++)
 		CHECK(pthread_join(t[i], NULL) == 0, "join %d", i);
-	printf("PASS exhaust joined=%d\n", n);
+	int rounds = argc > 2 ? atoi(argv[2]) : 10;
+	for (int r = 0; r < rounds; r++) {
+		atomic_store(&release, 0);
+		int k = 0;
+		while (k < n / 2) {
+			err = pthread_create(&t[k], NULL, waiter, NULL);
+			if (err)
+				break;
+			k++;
+		}
+		atomic_store(&release, 1);
+		for (int i = 0; i < k; i++)
+			CHECK(pthread_join(t[i], NULL) == 0, "join %d of round %d", i, r);
+		CHECK(k == n / 2, "round %d: %d of %d threads, then %s", r, k, n / 2, strerror(err));
+	}
+	printf("PASS exhaust joined=%d rounds=%d of %d threads\n", n, rounds, n / 2);
 	return 0;
 }
