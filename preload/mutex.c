@@ -52,6 +52,7 @@
  * process-shared (128) mutexes are glibc's. */
 #define KIND_OURS	(3u | 32u | 256u | 512u)
 #define KIND_ROBUST	16u
+#define KIND_PI		32u
 
 static inline _Atomic uint32_t *mstate(pthread_mutex_t *m)
 {
@@ -331,14 +332,28 @@ static int trylock_plain(pthread_mutex_t *m)
 
 enum { LOCK_WAIT, LOCK_TRY, LOCK_TIMED };
 
+/* A timed lock that must wait: the deadline, CLOCK_MONOTONIC ns. glibc
+ * hands a priority-inheritance mutex's deadline to the kernel, which
+ * refuses a negative one (EINVAL); the others' time out (ETIMEDOUT). */
+static int wait_deadline(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs,
+			 int64_t *deadline)
+{
+	unsigned kind = (unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+	if ((kind & KIND_PI) && abs->tv_sec < 0)
+		return EINVAL;
+	return timer_deadline(clk, abs, deadline);
+}
+
 /* Recursive and error-checking mutexes: ownership first. */
 static int lock_owned(pthread_mutex_t *m, int type, int how, clockid_t clk,
 		      const struct timespec *abs)
 {
 	int me = sync_self_id();
 	if (owner(m) == me) {
+		/* (glibc's trylock of a priority-inheritance one says
+		 * EDEADLK too) */
 		if (type == PTHREAD_MUTEX_ERRORCHECK)
-			return how == LOCK_TRY ? EBUSY : EDEADLK;
+			return how == LOCK_TRY && !(m->__data.__kind & KIND_PI) ? EBUSY : EDEADLK;
 		if (m->__data.__count == UINT_MAX)
 			return EAGAIN;
 		m->__data.__count++;
@@ -353,7 +368,7 @@ static int lock_owned(pthread_mutex_t *m, int type, int how, clockid_t clk,
 		r = trylock_plain(m);
 		if (r) {
 			int64_t deadline;
-			r = timer_deadline(clk, abs, &deadline);
+			r = wait_deadline(m, clk, abs, &deadline);
 			if (!r)
 				r = lock_slow(m, deadline);
 		}
@@ -400,7 +415,6 @@ int mutex_check_owner(pthread_mutex_t *m)
  * its robust list the G's (tls_take_tid). A private robust mutex needs
  * none of it: libgmp releases those when a G ends.
  */
-#define KIND_PI 32u
 #define KIND_PP 64u
 #define KIND_PSHARED 128u
 
@@ -536,7 +550,7 @@ static int clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 	if (!trylock_plain(m))
 		return 0;
 	int64_t deadline;
-	int r = timer_deadline(clk, abs, &deadline);
+	int r = wait_deadline(m, clk, abs, &deadline);
 	return r ? r : lock_slow(m, deadline);
 }
 
@@ -560,7 +574,8 @@ int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 {
 	if (unlikely(glibcs(m)))
 		return real_pthread_mutex_unlock(m);
-	int type = mtype(m);
+	unsigned kind = (unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+	int type = (int)(kind & 3u);
 	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
 		if (owner(m) != sync_self_id())
 			return EPERM;
@@ -568,6 +583,8 @@ int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 			return 0;
 		m->__data.__count = 0;
 		set_owner(m, 0);
+	} else if (unlikely(kind & KIND_PI) && owner(m) != sync_self_id()) {
+		return EPERM;	/* glibc's priority-inheritance mutexes check, whatever the type */
 	}
 	unlock_plain(m, may_yield);
 	return 0;

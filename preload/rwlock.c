@@ -259,7 +259,7 @@ static int lock_glibc(pthread_rwlock_t *rw, bool writer, clockid_t clk, const st
 	int err = sync_own_os_thread();
 	if (err)
 		return err;
-	if (abs && !sync_clock_ok(clk))
+	if (abs && !sync_deadline_ok(clk, abs))
 		return EINVAL;	/* glibc's answer before it tries the lock */
 	if (abs)
 		return GMP_BLOCKING_TRY(int, false,

@@ -202,6 +202,10 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 			return real_sem_wait(s);
 		return real_sem_clockwait(s, clk, abs);
 	}
+	if (abs && !sync_deadline_ok(clk, abs)) {
+		errno = EINVAL;	/* glibc's answer before it tries the semaphore */
+		return -1;
+	}
 	door_testcancel(gp);
 	int e0 = errno;
 	if (real_sem_trywait(s) == 0)

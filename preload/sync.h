@@ -46,6 +46,14 @@ static inline bool sync_clock_ok(clockid_t clk)
 	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
 }
 
+/* What glibc checks of a deadline before it tries a process-shared
+ * rwlock or a semaphore: a clock it can wait on, nanoseconds in range
+ * (EINVAL otherwise, even when the lock or a unit is free). */
+static inline bool sync_deadline_ok(clockid_t clk, const struct timespec *abs)
+{
+	return sync_clock_ok(clk) && abs->tv_nsec >= 0 && abs->tv_nsec < 1000000000;
+}
+
 /* A wait was interrupted (wq_wait returned EINTR): run the handlers of
  * signals routed to the caller. */
 void sync_interrupted(void);

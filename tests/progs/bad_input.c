@@ -5,6 +5,7 @@
 #include "common.h"
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <threads.h>
 
@@ -44,6 +45,60 @@ static void *join_self(void *arg)
 static int errno_of(int r)
 {
 	return r == 0 ? 0 : errno;
+}
+
+/* Found by tests/fuzz: glibc checks a deadline (its clock, its
+ * nanoseconds) before it tries a process-shared rwlock or semaphore, so a
+ * malformed one is EINVAL even when the lock or a unit is free. */
+static void shared_deadlines(void)
+{
+	pthread_rwlockattr_t ra;
+	pthread_rwlock_t rw;
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setpshared(&ra, PTHREAD_PROCESS_SHARED);
+	pthread_rwlock_init(&rw, &ra);
+	struct timespec ts = {0, 1000000000};
+	SHOW("pshared timedrdlock nsec=1e9 (free)", pthread_rwlock_timedrdlock(&rw, &ts));
+	SHOW("pshared timedwrlock nsec=1e9 (free)", pthread_rwlock_timedwrlock(&rw, &ts));
+	ts.tv_nsec = 0;
+	SHOW("pshared clockrdlock RAW (free)", pthread_rwlock_clockrdlock(&rw, CLOCK_MONOTONIC_RAW, &ts));
+	pthread_rwlock_destroy(&rw);
+	sem_t sm;
+	int v = -1;
+	sem_init(&sm, 1, 2);
+	ts.tv_nsec = -1;
+	SHOW("pshared sem_timedwait nsec=-1 (value 2)", errno_of(sem_timedwait(&sm, &ts)));
+	ts.tv_nsec = 0;
+	SHOW("pshared sem_clockwait RAW (value 2)", errno_of(sem_clockwait(&sm, CLOCK_MONOTONIC_RAW, &ts)));
+	SHOW("pshared sem_clockwait 99 (value 2)", errno_of(sem_clockwait(&sm, 99, &ts)));
+	sem_getvalue(&sm, &v);
+	printf("%-40s %d\n", "pshared sem value", v);
+	sem_destroy(&sm);
+}
+
+/* Found by tests/fuzz: a priority-inheritance mutex checks its owner at
+ * unlock whatever its type (EPERM), and the kernel, which glibc hands a
+ * waiting lock's deadline, refuses a negative one (EINVAL). */
+static void pi_owner(void)
+{
+	pthread_mutexattr_t ma;
+	pthread_mutex_t pm;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&pm, &ma);
+	SHOW("PI unlock, not held", pthread_mutex_unlock(&pm));
+	SHOW("PI lock", pthread_mutex_lock(&pm));
+	struct timespec ts = {-1, 0};
+	SHOW("PI timedlock held, sec=-1", pthread_mutex_timedlock(&pm, &ts));
+	SHOW("PI clocklock held, sec=-1", pthread_mutex_clocklock(&pm, CLOCK_MONOTONIC, &ts));
+	SHOW("PI unlock", pthread_mutex_unlock(&pm));
+	pthread_mutex_destroy(&pm);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&pm, &ma);
+	SHOW("PI errorcheck lock", pthread_mutex_lock(&pm));
+	SHOW("PI errorcheck trylock held", pthread_mutex_trylock(&pm));
+	SHOW("PI errorcheck unlock", pthread_mutex_unlock(&pm));
+	pthread_mutex_destroy(&pm);
 }
 
 int main(int argc, char **argv)
@@ -152,6 +207,8 @@ int main(int argc, char **argv)
 	printf("%-40s %d\n", "thrd_sleep nsec=2e9", thrd_sleep(&ts, NULL));
 	SHOW("usleep(0)", errno_of(usleep(0)));
 	printf("%-40s %u\n", "sleep(0)", sleep(0));
+	shared_deadlines();
+	pi_owner();
 	printf("DONE\n");
 	return 0;
 }
