@@ -22,6 +22,7 @@
 #include "core/trace.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
@@ -786,6 +787,21 @@ void dropg(struct m *mp, struct g *gp)
  * must not run the G while this M still uses its state. Nothing here
  * touches the G after that transition.
  */
+/* Does gp's wait end for a cancellation (a cancellation point's, the
+ * cancellation enabled)? Other waits (a mutex's, a barrier's) do not. */
+static bool cancel_point(struct g *gp)
+{
+	if (gp->cancelstate != PTHREAD_CANCEL_ENABLE)
+		return false;
+	switch (gp->waitreason) {
+	case WAIT_SLEEP: case WAIT_JOIN: case WAIT_COND: case WAIT_SEM:
+	case WAIT_NETPOLL: case WAIT_POLL: case WAIT_SIGNAL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void park_m(void *arg)
 {
 	struct g *gp = arg;
@@ -813,6 +829,13 @@ static void park_m(void *arg)
 	gp->sig_deferred = false;
 	g_casstatus(gp, G_RUNNING, G_WAITING);
 	if (unlikely(deferred) && sigq_pending_for(gp) && g_claim(gp, 0))
+		g_ready(gp, mp->p, false);
+	/* and a cancellation that came after the G last looked (at the
+	 * wait's start) but before its wake-up was armed: pthread_cancel
+	 * stored cancel_pending, then found nothing to claim. The status's
+	 * CAS above orders the arming before this load, as the claim's CAS
+	 * orders the store before the claim. */
+	else if (unlikely(ld_acq(&gp->cancel_pending)) && cancel_point(gp) && g_claim(gp, 0))
 		g_ready(gp, mp->p, false);
 	schedule(mp);
 }
