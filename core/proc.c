@@ -234,7 +234,10 @@ struct g *proc_by_tid(int tid)
 	if (!gp || gp->tid != tid)
 		return NULL;
 	uint32_t st = g_status(gp);
-	if (st == G_IDLE || st == G_DEAD || !gp->tcb || tls_tid(gp->tcb) != tid)
+	/* (a G with an OS thread of its own has that thread's id in its
+	 * TCB, and its own still in gp->tid) */
+	if (st == G_IDLE || st == G_DEAD || !gp->tcb ||
+	    (tls_tid(gp->tcb) != tid && !(gp->flags & G_FLAG_KTID)))
 		return NULL;
 	return gp;
 }

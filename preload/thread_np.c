@@ -337,7 +337,12 @@ GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sche
 		return r < 0 ? real_pthread_setschedparam(th, policy, sp) : r;
 	if (life(gp) != LIVE)
 		return ESRCH;
-	return set_sched(gp, policy, sp->sched_priority);
+	r = set_sched(gp, policy, sp->sched_priority);
+	/* glibc's makes the sched_setscheduler system call, whose failure
+	 * it also leaves in errno */
+	if (r)
+		errno = r;
+	return r;
 }
 
 GMP_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
@@ -364,7 +369,11 @@ GMP_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 		return r < 0 ? real_pthread_setschedprio(th, prio) : r;
 	if (life(gp) != LIVE)
 		return ESRCH;
-	return set_sched(gp, gp->schedpolicy, prio);
+	r = set_sched(gp, gp->schedpolicy, prio);
+	/* (as pthread_setschedparam) */
+	if (r)
+		errno = r;
+	return r;
 }
 
 static int fail(int err)
@@ -480,12 +489,18 @@ GMP_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 /*
  * gettid() is the calling thread's id as glibc keeps it in the TCB: the
  * G's (core/proc.h), or an OS thread's own for a thread that is not a G.
+ * A G given an OS thread of its own for glibc's sake (sync_own_os_thread)
+ * has that thread's id in its TCB, for the kernel and other processes,
+ * and keeps its own here: the main thread's stays the process id.
  * syscall(SYS_gettid) comes here too (shim/futex.c); only an inline
  * system call instruction still sees the OS thread.
  */
 GMP_EXPORT pid_t gettid(void)
 {
 	GMP_ENTRY_LIGHT(gettid);
+	struct g *gp = getg();
+	if (gp && unlikely(gp->flags & G_FLAG_KTID))
+		return gp->tid;
 	return tls_tid(arch_tp());
 }
 

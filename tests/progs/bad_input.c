@@ -99,6 +99,17 @@ static void pi_owner(void)
 	SHOW("PI errorcheck trylock held", pthread_mutex_trylock(&pm));
 	SHOW("PI errorcheck unlock", pthread_mutex_unlock(&pm));
 	pthread_mutex_destroy(&pm);
+	/* found by tests/fuzz: the main thread's id stays the process id
+	 * after it locks a mutex whose owner glibc records for the kernel
+	 * (libgmp gives the thread an OS thread of its own for those) */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_PROTECT);
+	pthread_mutex_init(&pm, &ma);
+	SHOW("PP lock", pthread_mutex_lock(&pm));
+	SHOW("gettid() is the process id", gettid() == getpid() ? 0 : EINVAL);
+	SHOW("PP unlock", pthread_mutex_unlock(&pm));
+	SHOW("gettid() still the process id", gettid() == getpid() ? 0 : EINVAL);
+	pthread_mutex_destroy(&pm);
 }
 
 int main(int argc, char **argv)
