@@ -25,6 +25,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1296,6 +1297,401 @@ static void g_sigpending(void)
 	res_sys(r, out);
 }
 
+/* --- threads ------------------------------------------------------------------- */
+
+/* Threads wait on their own semaphore until released, so what a call
+ * finds is known: running (waiting there), or ended once released and
+ * joined. A detached thread is never named again once released (its id
+ * may be reused), a joined one never again. */
+enum { T_NONE, T_RUN, T_RELEASED, T_DETACHED };
+#define NTHR 3
+/* Each thread its own semaphore and how it ends, fixed at its creation:
+ * a released detached thread may still be waking when its slot is used
+ * again. (Kept for ever: a few hundred bytes a thread.) */
+struct tinfo {
+	sem_t go;
+	int idx, end;
+};
+static pthread_t thr[NTHR];
+static thrd_t cthr[NTHR];
+static int t_st[NTHR], t_c11[NTHR];
+static struct tinfo *t_info[NTHR];
+
+static struct tinfo *t_new(int i)
+{
+	struct tinfo *ti = calloc(1, sizeof *ti);
+	if (!ti)
+		abort();
+	sem_init(&ti->go, 0, 0);
+	ti->idx = i;
+	ti->end = pick(2);
+	return ti;
+}
+
+static void *t_main(void *arg)
+{
+	struct tinfo *ti = arg;
+	sem_wait(&ti->go);
+	if (ti->end)
+		pthread_exit((void *)(intptr_t)(200 + ti->idx));
+	return (void *)(intptr_t)(100 + ti->idx);
+}
+
+static int t_c11main(void *arg)
+{
+	struct tinfo *ti = arg;
+	sem_wait(&ti->go);
+	if (ti->end)
+		thrd_exit(20 + ti->idx);
+	return 10 + ti->idx;
+}
+
+static const char *retname(void *r)
+{
+	static char b[32];
+	if (r == PTHREAD_CANCELED)
+		return "canceled";
+	snprintf(b, sizeof b, "%ld", (long)(intptr_t)r);
+	return b;
+}
+
+static void g_pthread_create(void)
+{
+	int i = pick(NTHR), a = pick(4);
+	if (t_st[i] != T_NONE)
+		return;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	static const char *const an[] = {"default", "detached", "stack=MIN", "stack=1MiB,guard=0"};
+	if (a == 1)
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (a == 2)
+		pthread_attr_setstacksize(&at, PTHREAD_STACK_MIN);
+	if (a == 3) {
+		pthread_attr_setstacksize(&at, 1 << 20);
+		pthread_attr_setguardsize(&at, 0);
+	}
+	struct tinfo *ti = t_new(i);
+	t_c11[i] = 0;
+	begin("pthread_create(t%d, %s, ends by %s)", i, an[a], ti->end ? "pthread_exit" : "return");
+	if (res_code(pthread_create(&thr[i], &at, t_main, ti), NULL) == 0) {
+		t_st[i] = a == 1 ? T_DETACHED : T_RUN;
+		t_info[i] = ti;
+	}
+	pthread_attr_destroy(&at);
+}
+
+static void g_thrd_create(void)
+{
+	int i = pick(NTHR);
+	if (t_st[i] != T_NONE)
+		return;
+	struct tinfo *ti = t_new(i);
+	t_c11[i] = 1;
+	begin("thrd_create(t%d, ends by %s)", i, ti->end ? "thrd_exit" : "return");
+	if (res_thrd(thrd_create(&cthr[i], t_c11main, ti)) == thrd_success) {
+		thr[i] = (pthread_t)cthr[i];
+		t_st[i] = T_RUN;
+		t_info[i] = ti;
+	}
+}
+
+/* Release thread i: it ends soon. */
+static void t_release(int i)
+{
+	sem_post(&t_info[i]->go);
+	if (t_st[i] == T_DETACHED)
+		t_st[i] = T_NONE;	/* never named again */
+	else
+		t_st[i] = T_RELEASED;
+}
+
+static void g_release(void)
+{
+	int i = pick(NTHR);
+	if (t_st[i] == T_RUN || t_st[i] == T_DETACHED)
+		t_release(i);
+}
+
+static void g_pthread_join(void)
+{
+	int i = pick(NTHR);
+	if (t_st[i] != T_RELEASED)
+		return;		/* a running one would be waited for for ever */
+	if (t_c11[i]) {
+		int r = -1;
+		begin("thrd_join(t%d)", i);
+		int e = thrd_join(cthr[i], &r);
+		printf("%ld %s = %s res=%d\n", step, call, thrd_name(e), r);
+	} else {
+		void *r = NULL;
+		begin("pthread_join(t%d)", i);
+		char out[48];
+		int e = pthread_join(thr[i], &r);
+		snprintf(out, sizeof out, "res=%s", retname(r));
+		res_code(e, out);
+	}
+	t_st[i] = T_NONE;
+}
+
+static void g_pthread_timedjoin(void)
+{
+	/* past or near only: glibc 2.36 retries its wait for ever on a
+	 * malformed deadline (libgmp answers EINVAL) */
+	int i = pick(NTHR), c = pick(2), clk = pick(3);
+	if (t_st[i] != T_RUN || t_c11[i])
+		return;		/* (a released one may or may not have ended) */
+	struct timespec t = ts_of(c, clk == 1 ? CLOCK_MONOTONIC : CLOCK_REALTIME);
+	void *r = NULL;
+	if (clk == 0) {
+		begin("pthread_timedjoin_np(t%d:running, %s)", i, ts_name[c]);
+		res_code(pthread_timedjoin_np(thr[i], &r, &t), NULL);
+	} else if (clk == 1) {
+		begin("pthread_clockjoin_np(t%d:running, MONOTONIC, %s)", i, ts_name[c]);
+		res_code(pthread_clockjoin_np(thr[i], &r, CLOCK_MONOTONIC, &t), NULL);
+	} else {
+		begin("pthread_tryjoin_np(t%d:running)", i);
+		res_code(pthread_tryjoin_np(thr[i], &r), NULL);
+	}
+}
+
+static void g_pthread_detach(void)
+{
+	int i = pick(NTHR);
+	if (t_st[i] != T_RUN)
+		return;
+	begin("%s(t%d:running)", t_c11[i] ? "thrd_detach" : "pthread_detach", i);
+	if (t_c11[i]) {
+		if (res_thrd(thrd_detach(cthr[i])) == thrd_success)
+			t_st[i] = T_DETACHED;
+	} else if (res_code(pthread_detach(thr[i]), NULL) == 0) {
+		t_st[i] = T_DETACHED;
+	}
+}
+
+/* (Seed 5 found a cancellation lost when it came between the thread's
+ * look at the start of its semaphore wait and the arming of its
+ * wake-up: the join then waited for ever, in about 1 run in 4.) */
+static void g_pthread_cancel(void)
+{
+	int i = pick(NTHR);
+	if (t_st[i] != T_RUN || t_c11[i])
+		return;
+	begin("pthread_cancel(t%d:running)", i);
+	if (res_code(pthread_cancel(thr[i]), NULL) == 0)
+		t_st[i] = T_RELEASED;	/* ends at its wait, PTHREAD_CANCELED */
+}
+
+/* Calls on a running thread (waiting on its semaphore). */
+static void g_thread_query(void)
+{
+	int i = pick(NTHR), q = pick(12);
+	if (t_st[i] != T_RUN)
+		return;
+	pthread_t t = thr[i];
+	char out[96] = "";
+	switch (q) {
+	case 0: {
+		static const char *const nm[] = {"", "abc", "0123456789abcde", "0123456789abcdef"};
+		int k = pick(4);
+		begin("pthread_setname_np(t%d, %zu chars)", i, strlen(nm[k]));
+		res_code(pthread_setname_np(t, nm[k]), NULL);
+		break;
+	}
+	case 1: {
+		char b[32] = "";
+		static const size_t len[] = {0, 15, 16, 32};
+		int k = pick(4);
+		begin("pthread_getname_np(t%d, buf %zu)", i, len[k]);
+		int r = pthread_getname_np(t, b, len[k]);
+		snprintf(out, sizeof out, "name=\"%s\"", r ? "" : b);
+		res_code(r, out);
+		break;
+	}
+	case 2: {
+		int pol = -1;
+		struct sched_param prm = {-1};
+		begin("pthread_getschedparam(t%d)", i);
+		int r = pthread_getschedparam(t, &pol, &prm);
+		snprintf(out, sizeof out, "policy=%d prio=%d", pol, prm.sched_priority);
+		res_code(r, out);
+		break;
+	}
+	case 3: {
+		static const int pol[] = {SCHED_OTHER, SCHED_OTHER, SCHED_BATCH, 77};
+		static const int pri[] = {0, 5, 0, 0};
+		int k = pick(4);
+		struct sched_param prm = {pri[k]};
+		begin("pthread_setschedparam(t%d, %d, %d)", i, pol[k], pri[k]);
+		res_code(pthread_setschedparam(t, pol[k], &prm), NULL);
+		break;
+	}
+	case 4: {
+		static const int pri[] = {0, 3, -1};
+		int k = pick(3);
+		begin("pthread_setschedprio(t%d, %d)", i, pri[k]);
+		res_code(pthread_setschedprio(t, pri[k]), NULL);
+		break;
+	}
+	case 5: {
+		cpu_set_t cs;
+		CPU_ZERO(&cs);
+		begin("pthread_getaffinity_np(t%d)", i);
+		int r = pthread_getaffinity_np(t, sizeof cs, &cs);
+		snprintf(out, sizeof out, "cpus=%d", CPU_COUNT(&cs));
+		res_code(r, out);
+		break;
+	}
+	case 6: {
+		cpu_set_t cs;
+		CPU_ZERO(&cs);
+		int k = pick(3);
+		if (k == 1)
+			CPU_SET(0, &cs);
+		if (k == 2)
+			sched_getaffinity(0, sizeof cs, &cs);
+		begin("pthread_setaffinity_np(t%d, %s)", i, k == 0 ? "empty" : k == 1 ? "{0}" : "all");
+		res_code(pthread_setaffinity_np(t, sizeof cs, &cs), NULL);
+		break;
+	}
+	case 7: {
+		clockid_t cid;
+		begin("pthread_getcpuclockid(t%d)", i);
+		res_code(pthread_getcpuclockid(t, &cid), NULL);
+		break;
+	}
+	case 8: {
+		static const int sig[] = {0, 9999, -1};
+		int k = pick(3);
+		begin("pthread_kill(t%d, %d)", i, sig[k]);
+		res_code(pthread_kill(t, sig[k]), NULL);
+		break;
+	}
+	case 9: {
+		static const int sig[] = {0, 9999};
+		int k = pick(2);
+		union sigval v = {.sival_int = 3};
+		begin("pthread_sigqueue(t%d, %d)", i, sig[k]);
+		res_code(pthread_sigqueue(t, sig[k], v), NULL);
+		break;
+	}
+	case 10: {
+		pthread_attr_t a;
+		int ds = -1;
+		size_t ss = 0;
+		begin("pthread_getattr_np(t%d)", i);
+		int r = pthread_getattr_np(t, &a);
+		if (r == 0) {
+			pthread_attr_getdetachstate(&a, &ds);
+			pthread_attr_getstacksize(&a, &ss);
+			pthread_attr_destroy(&a);
+		}
+		snprintf(out, sizeof out, "detachstate=%d stack>0=%d", ds, ss > 0);
+		res_code(r, out);
+		break;
+	}
+	default:
+		begin("pthread_equal(t%d, self)", i);
+		res_code(pthread_equal(t, pthread_self()) ? 1 : 0, NULL);
+		break;
+	}
+}
+
+/* glibc's header turns pthread_yield into sched_yield, and glibc 2.34 and
+ * later keep the symbol for old binaries only: looked up as they bind it */
+static int fz_pthread_yield(void)
+{
+	static int (*fn)(void);
+	if (!fn)
+		fn = (int (*)(void))dlvsym(RTLD_DEFAULT, "pthread_yield", "GLIBC_2.2.5");
+	if (!fn)
+		fn = (int (*)(void))dlsym(RTLD_DEFAULT, "pthread_yield");
+	return fn ? fn() : -1;
+}
+
+static void g_self(void)
+{
+	int k = pick(4);
+	switch (k) {
+	case 0:
+		begin("pthread_equal(self, self)");
+		res_code(pthread_equal(pthread_self(), pthread_self()) ? 0 : 1, "equal");
+		break;
+	case 1:
+		begin("thrd_equal(current, current)");
+		res_code(thrd_equal(thrd_current(), thrd_current()) ? 0 : 1, "equal");
+		break;
+	case 2:
+		begin("gettid()");
+		res_code(gettid() == getpid() ? 0 : 1, "is the process id");
+		break;
+	default:
+		begin("pthread_yield()");
+		res_code(fz_pthread_yield(), NULL);
+		break;
+	}
+}
+
+static void g_cancelstate(void)
+{
+	static const int st[] = {PTHREAD_CANCEL_ENABLE, PTHREAD_CANCEL_DISABLE, 99};
+	static const int ty[] = {PTHREAD_CANCEL_DEFERRED, 99};
+	int k = pick(3), which = pick(3);
+	int old = -5;
+	char out[32];
+	if (which == 0) {
+		begin("pthread_setcancelstate(%d)", st[k]);
+		int r = pthread_setcancelstate(st[k], &old);
+		snprintf(out, sizeof out, "old=%d", old);
+		res_code(r, out);
+	} else if (which == 1) {
+		begin("pthread_setcanceltype(%d)", ty[k % 2]);
+		int r = pthread_setcanceltype(ty[k % 2], &old);
+		snprintf(out, sizeof out, "old=%d", old);
+		res_code(r, out);
+	} else {
+		begin("pthread_testcancel()");	/* nothing is pending for main */
+		pthread_testcancel();
+		res_code(0, NULL);
+	}
+}
+
+/* PTHREAD_SCOPE_PROCESS is libgmp's default and glibc's refusal, on
+ * purpose (README): only SYSTEM, set first, and a bad value */
+static void g_attr_scope(void)
+{
+	int k = pick(2), v = -1;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	begin("pthread_attr_setscope(SYSTEM)");
+	res_code(pthread_attr_setscope(&a, PTHREAD_SCOPE_SYSTEM), NULL);
+	if (k) {
+		begin("pthread_attr_setscope(99)");
+		res_code(pthread_attr_setscope(&a, 99), NULL);
+	}
+	begin("pthread_attr_getscope()");
+	int r = pthread_attr_getscope(&a, &v);
+	char out[24];
+	snprintf(out, sizeof out, "scope=%d", v);
+	res_code(r, out);
+	pthread_attr_destroy(&a);
+}
+
+static int atfork_n;
+static void atfork_fn(void)
+{
+	atfork_n++;
+}
+
+static void g_atfork(void)
+{
+	static int made;
+	if (made++ > 3)
+		return;
+	begin("pthread_atfork(fn, NULL, fn)");
+	res_code(pthread_atfork(atfork_fn, NULL, atfork_fn), NULL);
+}
+
 /* --- the table ---------------------------------------------------------------------- */
 
 /* Each generator, with the interposed functions it calls (a name may
@@ -1388,6 +1784,21 @@ static const struct gen {
 	GEN(g_sigmask, "sigprocmask pthread_sigmask"),
 	GEN(g_sigaction, "sigaction __sigaction"),
 	GEN(g_sigpending, "sigpending"),
+	GEN(g_pthread_create, "pthread_create"),
+	GEN(g_thrd_create, "thrd_create thrd_exit"),
+	GEN(g_release, "pthread_exit"),
+	GEN(g_pthread_join, "pthread_join thrd_join"),
+	GEN(g_pthread_timedjoin, "pthread_timedjoin_np pthread_clockjoin_np pthread_tryjoin_np"),
+	GEN(g_pthread_detach, "pthread_detach thrd_detach"),
+	GEN(g_pthread_cancel, "pthread_cancel"),
+	GEN(g_thread_query, "pthread_setname_np pthread_getname_np pthread_getschedparam "
+			    "pthread_setschedparam pthread_setschedprio pthread_getaffinity_np "
+			    "pthread_setaffinity_np pthread_getcpuclockid pthread_kill "
+			    "pthread_sigqueue pthread_getattr_np pthread_equal"),
+	GEN(g_self, "pthread_self thrd_current thrd_equal gettid pthread_yield"),
+	GEN(g_cancelstate, "pthread_setcancelstate pthread_setcanceltype pthread_testcancel"),
+	GEN(g_attr_scope, "pthread_attr_setscope pthread_attr_getscope"),
+	GEN(g_atfork, "pthread_atfork"),
 };
 #define NGEN (sizeof gens / sizeof gens[0])
 
