@@ -133,3 +133,9 @@ void door_signals_kept(struct g *gp)
 		errno = e;
 	}
 }
+
+void door_signals_here(struct g *gp)
+{
+	if (sigq_pending_for(gp))
+		door_signals(gp);
+}

@@ -315,6 +315,10 @@ int door_signals(struct g *gp);
 /* door_signals when signals are routed to gp, errno kept: after a yield
  * (routed while it waited to run again). */
 void door_signals_kept(struct g *gp);
+/* door_signals when signals are routed to gp, where its own code was
+ * interrupted (a preemption): what the handlers leave in errno stays, as
+ * after the kernel's delivery of a signal. */
+void door_signals_here(struct g *gp);
 /* The same as door_signals; *restart is false when a handler that ran was installed
  * without SA_RESTART (the interrupted call fails with EINTR rather than
  * restarting). */

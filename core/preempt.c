@@ -92,6 +92,7 @@ bool g_in_runtime(struct g *gp, void *uc)
 static void preempt_self(void)
 {
 	struct g *gp = getg();
+	int e = errno;	/* the interrupted code's, whatever the yield does */
 	xadd(&sched.npreempt, 1);
 	trace_ev(gp->m, TR_PREEMPT, gp, 0);
 	/* it may have run without a P (sysmon retook it while its M was
@@ -102,9 +103,11 @@ static void preempt_self(void)
 	if (had_p)
 		g_preempt_yield();
 	door_unhold(gp);
+	errno = e;
 	/* signals that came for it while it waited to run again (a G that
-	 * spins in its own code passes nowhere else): this is a door */
-	door_signals_kept(gp);
+	 * spins in its own code passes nowhere else): this is a door, in
+	 * the interrupted code, whose errno the handlers' is */
+	door_signals_here(gp);
 	/* an asynchronous cancellation sent while it waited to run: the
 	 * canceller's SIGCANCEL found it not running, and it stopped in its
 	 * own code, where such a cancellation may act at any instruction */

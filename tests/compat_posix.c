@@ -33,6 +33,13 @@ Test(posix, a_restarting_handler_resumes_the_wait, .timeout = TEST_TIMEOUT)
 	sub_same_as_nptl("posix_signals", "restart", RUN_TIMEOUT);
 }
 
+/* What a handler leaves in errno, the interrupted thread finds (the
+ * handler run where the thread was preempted, with one processor). */
+Test(posix, a_handlers_errno_is_the_interrupted_threads, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_signals", "errno", RUN_TIMEOUT);
+}
+
 /* Process-shared mutexes (every type, robust, priority-inheriting), a
  * condition variable and a barrier between a parent and the child it
  * forks: the child is another owner, and they meet on the condvar and

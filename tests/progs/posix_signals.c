@@ -274,13 +274,57 @@ static const char *err(int r)
 	return buf;
 }
 
+/* errno: a thread that computes without calling anything gets a signal
+ * whose handler sets errno; the thread then reads errno, and finds the
+ * handler's, as a signal the kernel delivers leaves it. With one
+ * processor the handler runs where the thread was preempted (it spins,
+ * and main sends the signal only once it runs itself). */
+static volatile sig_atomic_t errno_ran;
+static atomic_int errno_go;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	errno = 4242;
+	errno_ran = 1;
+}
+
+static void *errno_spinner(void *arg)
+{
+	errno = 7;
+	atomic_store(&errno_go, 1);
+	while (!errno_ran)
+		;
+	int e = errno;
+	printf("errno after the handler: %s\n", e == 4242 ? "the handler's" : e == 7 ? "the thread's own" : "other");
+	return arg;
+}
+
+static int do_errno(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = on_usr2;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR2, &sa, NULL) == 0, "sigaction");
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, errno_spinner, NULL) == 0, "create");
+	while (!atomic_load(&errno_go))
+		sched_yield();
+	CHECK(pthread_kill(t, SIGUSR2) == 0, "pthread_kill");
+	CHECK(pthread_join(t, NULL) == 0, "join");
+	printf("PASS errno\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *mode = argc > 1 ? argv[1] : "";
+	if (strcmp(mode, "errno") == 0)
+		return do_errno();
 	bool restart = strcmp(mode, "restart") == 0;
 	if (!restart && strcmp(mode, "plain") != 0) {
-		fprintf(stderr, "usage: posix_signals plain|restart\n");
+		fprintf(stderr, "usage: posix_signals plain|restart|errno\n");
 		return 2;
 	}
 	struct sigaction sa = {0};
