@@ -328,7 +328,7 @@ int door_signals_restart(struct g *gp, bool *restart);
  * pending and enabled for gp. */
 static inline void door_testcancel(struct g *gp)
 {
-	if (unlikely(ld_acq(&gp->cancel_pending)) && gp->cancelstate == PTHREAD_CANCEL_ENABLE)
+	if (unlikely(g_cancel_acts(gp)))
 		door_hooks.cancel(gp);
 }
 

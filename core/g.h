@@ -40,6 +40,7 @@
 #include "core/lock.h"
 #include "core/timer.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 
@@ -314,6 +315,13 @@ static inline bool g_rt_policy(int policy)
 static inline bool g_rt_runnable(struct g *gp)
 {
 	return gp->lockedm && g_rt_policy(gp->schedpolicy);
+}
+
+/* Would a cancellation act on gp at a cancellation point now: one is
+ * pending, and its cancellation is enabled. */
+static inline bool g_cancel_acts(struct g *gp)
+{
+	return ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE;
 }
 
 /* The running G used up a slice without blocking (preempt_streak). */

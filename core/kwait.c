@@ -10,11 +10,6 @@
 
 #include <pthread.h>
 
-static bool cancel_acts(struct g *gp)
-{
-	return ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE;
-}
-
 bool kwait_begin(struct g *gp, int kind, void *obj)
 {
 	gp->kwait_obj = obj;
@@ -22,7 +17,7 @@ bool kwait_begin(struct g *gp, int kind, void *obj)
 	/* pthread_cancel stores cancel_pending, then reads kwait: one of
 	 * the two sees the other */
 	fence_seq();
-	if (cancel_acts(gp)) {
+	if (g_cancel_acts(gp)) {
 		kwait_end(gp);
 		return false;
 	}
@@ -58,7 +53,7 @@ bool kwait_recheck(void)
 	bool any = false;
 	for (struct m *mp = ld_acq(&sched.allm); mp; mp = mp->alllink) {
 		struct g *gp = __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE);
-		if (gp && ld_acq(&gp->kwait) && cancel_acts(gp)) {
+		if (gp && ld_acq(&gp->kwait) && g_cancel_acts(gp)) {
 			kwait_interrupt(gp);
 			any = true;
 		}

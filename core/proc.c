@@ -125,6 +125,7 @@ static int stack_alloc_short(struct gstack *s, size_t size, size_t guard)
 static int stack_and_tls(struct g *gp, const struct g_spec *spec)
 {
 	struct gstack *s = &gp->stack;
+	bool dflt = spec->stacksize == stack_default_size() && spec->guardsize == os_pagesize;
 	int err;
 
 	stack_reclaim();
@@ -134,11 +135,9 @@ static int stack_and_tls(struct g *gp, const struct g_spec *spec)
 		s->size = spec->stacksize;
 		s->guard = 0;
 		s->tls_ready = false;
-	} else if (spec->stacksize != stack_default_size() || spec->guardsize != os_pagesize ||
-		   !stack_cache_get(sched_my_p(), s)) {
+	} else if (!dflt || !stack_cache_get(sched_my_p(), s)) {
 		err = stack_alloc(s, spec->stacksize, spec->guardsize);
-		if (err == EAGAIN && spec->stacksize == stack_default_size() &&
-		    spec->guardsize == os_pagesize)
+		if (err == EAGAIN && dflt)
 			err = stack_alloc_short(s, spec->stacksize, spec->guardsize);
 		if (err)
 			return err;

@@ -22,7 +22,6 @@
 #include "core/trace.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
@@ -787,13 +786,11 @@ void dropg(struct m *mp, struct g *gp)
  * must not run the G while this M still uses its state. Nothing here
  * touches the G after that transition.
  */
-/* Does gp's wait end for a cancellation (a cancellation point's, the
- * cancellation enabled)? Other waits (a mutex's, a barrier's) do not. */
-static bool cancel_point(struct g *gp)
+/* Is a wait for this reason a cancellation point's? Other waits (a
+ * mutex's, a barrier's) do not end for a cancellation. */
+static bool cancel_point(uint8_t reason)
 {
-	if (gp->cancelstate != PTHREAD_CANCEL_ENABLE)
-		return false;
-	switch (gp->waitreason) {
+	switch (reason) {
 	case WAIT_SLEEP: case WAIT_JOIN: case WAIT_COND: case WAIT_SEM:
 	case WAIT_NETPOLL: case WAIT_POLL: case WAIT_SIGNAL:
 		return true;
@@ -835,7 +832,7 @@ static void park_m(void *arg)
 	 * stored cancel_pending, then found nothing to claim. The status's
 	 * CAS above orders the arming before this load, as the claim's CAS
 	 * orders the store before the claim. */
-	else if (unlikely(ld_acq(&gp->cancel_pending)) && cancel_point(gp) && g_claim(gp, 0))
+	else if (unlikely(g_cancel_acts(gp)) && cancel_point(gp->waitreason) && g_claim(gp, 0))
 		g_ready(gp, mp->p, false);
 	schedule(mp);
 }

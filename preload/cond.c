@@ -126,19 +126,12 @@ static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	 * takes one back) */
 	g_syscall_exit_try();
 	kwait_end(gp);
-	if (ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE) {
+	if (g_cancel_acts(gp)) {
 		if (r == 0)
 			real_pthread_cond_signal(c);
 		door_testcancel(gp);
 	}
 	return r;
-}
-
-/* A condition wait ends early only for a cancellation it acts on; a
- * signal's handler runs and the wait goes on, as under NPTL. */
-static bool cancel_requested(struct g *gp)
-{
-	return ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE;
 }
 
 /* clk < 0: no timeout. */
@@ -166,7 +159,9 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 	gmp_mutex_unlock(m, false);
 	b = wq_lock(c);
-	int r = wq_wait_resuming(b, &w, WAIT_COND, cancel_requested);
+	/* the wait ends early only for a cancellation it acts on; a
+	 * signal's handler runs and the wait goes on, as under NPTL */
+	int r = wq_wait_resuming(b, &w, WAIT_COND, g_cancel_acts);
 	if (r) {
 		xadd(nwait(c), -1u);
 		wq_unlock(w.b);
@@ -176,7 +171,7 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	e = gmp_mutex_lock(m);
 	if (e)
 		return e;
-	if (gp && ld_acq(&gp->cancel_pending) && gp->cancelstate == PTHREAD_CANCEL_ENABLE) {
+	if (gp && g_cancel_acts(gp)) {
 		if (r == 0)
 			cond_signal(c);	/* do not swallow the wake-up */
 		door_testcancel(gp);

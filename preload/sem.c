@@ -255,7 +255,7 @@ static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
 	struct g *gp = getg();
 	int64_t deadline = 0;
 	if (abs) {
-		if (!sync_clock_ok(clk) || abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000) {
+		if (!sync_deadline_ok(clk, abs)) {
 			errno = EINVAL;
 			return -1;
 		}

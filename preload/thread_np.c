@@ -282,7 +282,7 @@ static int prio_bound(int pol, bool max)
 	return v - 2;
 }
 
-static int set_sched(struct g *gp, int policy, int prio)
+static int sched_change(struct g *gp, int policy, int prio)
 {
 	int pol = policy & ~SCHED_RESET_ON_FORK;
 	int lo = prio_bound(pol, false);
@@ -328,6 +328,16 @@ static int set_sched(struct g *gp, int policy, int prio)
 	return 0;
 }
 
+/* Change gp's policy and priority. A failure is left in errno too, as
+ * glibc's functions leave their system call's. */
+static int set_sched(struct g *gp, int policy, int prio)
+{
+	int err = sched_change(gp, policy, prio);
+	if (err)
+		errno = err;
+	return err;
+}
+
 GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched_param *sp)
 {
 	GMP_ENTRY(pthread_setschedparam, th, policy, sp);
@@ -337,12 +347,7 @@ GMP_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sche
 		return r < 0 ? real_pthread_setschedparam(th, policy, sp) : r;
 	if (life(gp) != LIVE)
 		return ESRCH;
-	r = set_sched(gp, policy, sp->sched_priority);
-	/* glibc's makes the sched_setscheduler system call, whose failure
-	 * it also leaves in errno */
-	if (r)
-		errno = r;
-	return r;
+	return set_sched(gp, policy, sp->sched_priority);
 }
 
 GMP_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
@@ -369,11 +374,7 @@ GMP_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 		return r < 0 ? real_pthread_setschedprio(th, prio) : r;
 	if (life(gp) != LIVE)
 		return ESRCH;
-	r = set_sched(gp, gp->schedpolicy, prio);
-	/* (as pthread_setschedparam) */
-	if (r)
-		errno = r;
-	return r;
+	return set_sched(gp, gp->schedpolicy, prio);
 }
 
 static int fail(int err)
@@ -500,7 +501,7 @@ GMP_EXPORT pid_t gettid(void)
 	GMP_ENTRY_LIGHT(gettid);
 	struct g *gp = getg();
 	if (gp && unlikely(gp->flags & G_FLAG_KTID))
-		return gp->tid;
+		return g_tid(gp);
 	return tls_tid(arch_tp());
 }
 
