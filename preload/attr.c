@@ -108,8 +108,9 @@ GMP_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	if (err)
 		return err < 0 ? real_pthread_getattr_np(th, a) : err;
 	if (gp->flags & G_FLAG_MAIN) {
-		/* the initial thread's TCB has its real tid: glibc can do it */
-		err = real_pthread_getattr_np(th, a);
+		/* the initial thread's TCB (the G's own, which glibc reads:
+		 * th is the G) has its real tid: glibc can do it */
+		err = real_pthread_getattr_np((pthread_t)gp->tcb, a);
 		if (err)
 			return err;
 	} else {
