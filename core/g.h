@@ -207,6 +207,14 @@ struct g {
 	 * slice serves it better than a short one (core/preempt.c). Owner
 	 * only; read by sysmon as a hint. */
 	uint8_t preempt_streak;
+	/* Run time of the turns the G ended by yielding (sched_yield, a
+	 * spin's yield) since it last blocked or used up a slice: the
+	 * kernel's accounting goes on across sched_yield, and so does the
+	 * slice sysmon gives the G (core/preempt.c). Without it a G that
+	 * yields every millisecond would never be preempted, and a G that
+	 * waits for it to be interrupted mid-turn would never see that.
+	 * Owner writes; sysmon reads. */
+	_Atomic int64_t yield_ns;
 	/* Counted in sched.nready_ia: made runnable as a thread that waits
 	 * for events, not yet run. Set by whoever queues it, cleared by the
 	 * M that runs it. */
@@ -329,6 +337,7 @@ static inline void g_slice_used(struct g *gp)
 {
 	if (gp->preempt_streak < UINT8_MAX)
 		gp->preempt_streak++;
+	st_rlx(&gp->yield_ns, (int64_t)0);
 }
 
 #endif

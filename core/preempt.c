@@ -293,14 +293,22 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 		uint32_t tick = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED);
 		if (pp->preempt_when == 0 || pp->preempt_tick != tick) {
 			pp->preempt_tick = tick;
-			pp->preempt_when = now;
-			/* a new slice since the last look: it began at the P's
-			 * own record, which only a due timer needs exactly */
-			if (!due_now)
+			/* a new turn since the last look; a G that yielded
+			 * brings the run time of its earlier turns (as the
+			 * kernel's accounting does across sched_yield) */
+			struct m *cm = pp->m;
+			struct g *cg = cm ? __atomic_load_n(&cm->curg, __ATOMIC_RELAXED) : NULL;
+			int64_t carried = cg ? ld_rlx(&cg->yield_ns) : 0;
+			if (carried < 0 || carried > now)
+				carried = 0;
+			pp->preempt_when = now - carried;
+			/* it began at the P's own record, which only a due
+			 * timer needs exactly */
+			if (!due_now && carried == 0)
 				continue;
 			int64_t began = ld_rlx(&pp->slice_start);
 			if (began > 0 && began < now)
-				pp->preempt_when = began;
+				pp->preempt_when = began - carried;
 		}
 		if (now - pp->preempt_when < slice || now - pp->preempt_sent < PREEMPT_RETRY_NS)
 			continue;

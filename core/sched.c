@@ -853,6 +853,7 @@ void g_park(bool (*unlockf)(struct m *, struct g *, void *), void *arg, uint8_t 
 	mp->waitlock = arg;
 	gp->waitreason = reason;
 	gp->preempt_streak = 0;	/* it waits: its next run answers an event */
+	st_rlx(&gp->yield_ns, (int64_t)0);
 	gmp_ctx_mcall(&gp->ctx, mp->g0_top, park_m, gp);
 	/* running again, maybe on another M: mp is stale */
 	gp->waitreason = WAIT_NONE;
@@ -1052,12 +1053,19 @@ static void gosched_m(void *arg)
 	schedule(mp);
 }
 
-void g_yield(void)
+static void yield_global(struct g *gp)
 {
-	struct g *gp = getg();
 	if (g_status(gp) == G_SYSCALL)
 		g_syscall_exit();
 	gmp_ctx_mcall(&gp->ctx, gp->m->g0_top, gosched_m, gp);
+}
+
+void g_yield(void)
+{
+	struct g *gp = getg();
+	/* the turn counts on into the G's slice (g->yield_ns) */
+	st_rlx(&gp->yield_ns, ld_rlx(&gp->yield_ns) + rt_nanotime() - gp->run_start);
+	yield_global(gp);
 }
 
 void g_preempt_yield(void)
@@ -1071,7 +1079,7 @@ void g_preempt_yield(void)
 	if (due && due <= rt_nanotime())
 		g_yield_local();
 	else
-		g_yield();
+		yield_global(gp);
 }
 
 /* As Go's goyield: the G goes to the back of its own P's queue (a G with a

@@ -256,10 +256,8 @@ static inline void slice_tick(void)
 	if (gp && unlikely(++gp->syncticks % SLICE_EVERY == 0) &&
 	    rt_nanotime() - gp->run_start > SYNC_SLICE_NS) {
 		door_hold(gp);	/* an unlock has no door of its own */
-		if (sched_others_queued()) {
-			g_slice_used(gp);
-			g_yield();
-		}
+		if (sched_others_queued())
+			g_preempt_yield();
 		door_unhold(gp);
 	}
 }
