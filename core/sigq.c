@@ -59,9 +59,13 @@ static void settle_pend(struct g *gp, int sig)
 
 void sysmon_kick(void);
 
-bool sigq_post(struct g *target, const siginfo_t *info)
+/* A free record filled with info for target (NULL: the process), left
+ * FILLING; NULL when there is none, or (*merged) when a standard signal
+ * is pending already where this one would be. */
+static struct sigrec *fill_record(struct g *target, const siginfo_t *info, bool *merged)
 {
 	int sig = info->si_signo;
+	*merged = false;
 	if (sig < 32) {
 		/* a standard signal is pending at most once for the process
 		 * and once per thread, as in the kernel's two queues: a
@@ -74,8 +78,10 @@ bool sigq_post(struct g *target, const siginfo_t *info)
 			uint32_t st = ld_acq(&r->state);
 			if ((st == REC_POSTED || st == REC_ROUTING || st == REC_ROUTED) &&
 			    r->info.si_signo == sig && r->process == (target == NULL) &&
-			    (!target || r->target == target) && ld_acq(&r->state) == st)
-				return true;
+			    (!target || r->target == target) && ld_acq(&r->state) == st) {
+				*merged = true;
+				return NULL;
+			}
 		}
 	}
 	for (int i = 0; i < SIGQ_MAX; i++) {
@@ -86,14 +92,23 @@ bool sigq_post(struct g *target, const siginfo_t *info)
 		recs[i].process = target == NULL;
 		recs[i].seq = xadd(&post_seq, 1);
 		recs[i].info = *info;
-		st_rel(&recs[i].state, (uint32_t)REC_POSTED);
-		xadd(&nposted, 1);
-		st_rel(&sched.sigpoll, 1);
-		netpoll_break();
-		sysmon_kick();
-		return true;
+		return &recs[i];
 	}
-	return false;
+	return NULL;
+}
+
+bool sigq_post(struct g *target, const siginfo_t *info)
+{
+	bool merged;
+	struct sigrec *r = fill_record(target, info, &merged);
+	if (!r)
+		return merged;
+	st_rel(&r->state, (uint32_t)REC_POSTED);
+	xadd(&nposted, 1);
+	st_rel(&sched.sigpoll, 1);
+	netpoll_break();
+	sysmon_kick();
+	return true;
 }
 
 /* Signals some G waits for (sigwait, sigsuspend, pause): per signal,
@@ -225,6 +240,45 @@ void sigq_g_exited(struct g *gp)
 	st_rel(&gp->sigpend, (uint64_t)0);
 }
 
+/* r (ROUTING, or FILLING when it was never posted) goes to gp, live
+ * when the router looked. */
+static void route(struct sigrec *r, struct g *gp, struct p *pp)
+{
+	int sig = r->info.si_signo;
+	r->target = gp;
+	xadd(&nrouted, 1);
+	st_rel(&r->state, (uint32_t)REC_ROUTED);
+	fence_seq();
+	if (!live(gp)) {
+		/* it ended meanwhile; sigq_g_exited may have missed this
+		 * record: whoever moves it out of ROUTED gives it back */
+		if (cas_val(&r->state, (uint32_t)REC_ROUTED, (uint32_t)REC_ROUTING))
+			give_back(r);
+		return;
+	}
+	atomic_fetch_or_explicit(&gp->sigpend, sigq_bit(sig), memory_order_release);
+	/* its handler runs at the G's next door, wherever the nudge
+	 * below finds it */
+	if (!(ld_rlx(&gp->sigmask) & sigq_bit(sig)))
+		atomic_fetch_or_explicit(&gp->door, DOOR_SIGNAL, memory_order_release);
+	kick(gp, sig, pp);
+}
+
+bool sigq_send(struct g *target, const siginfo_t *info, struct p *pp)
+{
+	bool merged;
+	struct sigrec *r = fill_record(target, info, &merged);
+	if (!r)
+		return merged;
+	if (!live(target)) {
+		/* its thread is gone: dropped, as Linux drops it */
+		st_rel(&r->state, (uint32_t)REC_FREE);
+		return true;
+	}
+	route(r, target, pp);
+	return true;
+}
+
 void sigq_poll(struct p *pp)
 {
 	/* An exchange, not a store: a poster counts its record (nposted)
@@ -261,23 +315,7 @@ void sigq_poll(struct p *pp)
 			continue;
 		}
 		xadd(&nposted, -1);
-		r->target = gp;
-		xadd(&nrouted, 1);
-		st_rel(&r->state, (uint32_t)REC_ROUTED);
-		fence_seq();
-		if (!live(gp)) {
-			/* it ended meanwhile; sigq_g_exited may have missed this
-			 * record: whoever moves it out of ROUTED gives it back */
-			if (cas_val(&r->state, (uint32_t)REC_ROUTED, (uint32_t)REC_ROUTING))
-				give_back(r);
-			continue;
-		}
-		atomic_fetch_or_explicit(&gp->sigpend, sigq_bit(sig), memory_order_release);
-		/* its handler runs at the G's next door, wherever the nudge
-		 * below finds it */
-		if (!(ld_rlx(&gp->sigmask) & sigq_bit(sig)))
-			atomic_fetch_or_explicit(&gp->door, DOOR_SIGNAL, memory_order_release);
-		kick(gp, sig, pp);
+		route(r, gp, pp);
 	}
 }
 
@@ -370,13 +408,31 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 }
 
 
-uint64_t sigq_pending_mask(struct g *gp)
+uint64_t sigq_takeable_mask(struct g *gp)
 {
 	uint64_t m = 0;
 	for (int i = 0; i < SIGQ_MAX; i++) {
 		struct sigrec *r = &recs[i];
 		uint32_t st = ld_acq(&r->state);
 		if ((st == REC_ROUTED && r->target == gp) || (st == REC_POSTED && !r->target))
+			m |= sigq_bit(r->info.si_signo);
+	}
+	return m;
+}
+
+/* A record is pending from its post until it is taken, whoever routes
+ * it meanwhile: a thread's for its G (posted, being routed by a router
+ * that came first, or routed), a process's for every G (routing only
+ * chooses whom to wake). */
+uint64_t sigq_pending_mask(struct g *gp)
+{
+	uint64_t m = 0;
+	for (int i = 0; i < SIGQ_MAX; i++) {
+		struct sigrec *r = &recs[i];
+		uint32_t st = ld_acq(&r->state);
+		if (st != REC_POSTED && st != REC_ROUTING && st != REC_ROUTED)
+			continue;
+		if (r->process || r->target == gp)
 			m |= sigq_bit(r->info.si_signo);
 	}
 	return m;

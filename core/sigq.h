@@ -38,6 +38,11 @@ static inline uint64_t sigq_bit(int sig)
  * the same target are merged, as the kernel does. Returns false when
  * the queue is full. */
 bool sigq_post(struct g *target, const siginfo_t *info);
+/* sigq_post for a thread's signal, routed to target at once (as the
+ * kernel makes a thread's signal pending for it before the sending call
+ * returns), from a G's code, not a handler's: pp is the caller's P or
+ * NULL. */
+bool sigq_send(struct g *target, const siginfo_t *info, struct p *pp);
 /* gp ended (its status is DEAD): process signals routed to it and not
  * yet taken go back to be routed to another thread; its own are
  * dropped. TLS-free. */
@@ -76,6 +81,9 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 bool sigq_pending_for(struct g *gp);
 /* Signals pending for gp or for the process (sigpending). */
 uint64_t sigq_pending_mask(struct g *gp);
+/* Signals gp could take now: routed to it, or the process's and not yet
+ * routed (one routed to gp later makes it runnable). */
+uint64_t sigq_takeable_mask(struct g *gp);
 /* gp waits for the signals in set (ends with sigq_unwant): they are
  * routed to it first, and wake it even while blocked. */
 void sigq_want(struct g *gp, uint64_t set);

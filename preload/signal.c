@@ -662,8 +662,9 @@ int gmp_signal_g(struct g *gp, const siginfo_t *info)
 		long r = reinject(info->si_signo, info);
 		return r < 0 ? (int)-r : 0;
 	}
-	if (!sigq_post(gp, info))
+	struct p *pp = sched_my_p();
+	if (!sigq_send(gp, info, pp))
 		return EAGAIN;
-	sigq_poll(sched_my_p());
+	sigq_poll(pp);
 	return 0;
 }

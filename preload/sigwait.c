@@ -195,7 +195,7 @@ struct sigpark {
 static bool sigpark_unlock(struct m *mp, struct g *gp, void *arg)
 {
 	struct sigpark *a = arg;
-	if ((sigq_pending_mask(gp) & (a->want | ~ld_rlx(&gp->sigmask))) && g_claim(gp, a->seq))
+	if ((sigq_takeable_mask(gp) & (a->want | ~ld_rlx(&gp->sigmask))) && g_claim(gp, a->seq))
 		return false;
 	if (a->deadline)
 		timer_add(&gp->timer, mp->p);

@@ -374,6 +374,16 @@ Test(sig, signal_masks_are_per_thread, .timeout = TEST_TIMEOUT)
 	same_as_nptl("sig_signals", "mask", PROCS(0, 1));
 }
 
+/* raise while blocked, many times over in 4 threads: the signal is
+ * pending when raise returns, and unblocking runs its handler before
+ * pthread_sigmask returns. A record sysmon was routing at that moment
+ * was missed by sigpending and by the unblock (its handler ran later,
+ * merged with the next raise's). */
+Test(sig, raised_while_blocked_is_pending_at_once, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_signals", "pendloop", PROCS(0, 1));
+}
+
 /* sigsuspend and pause end with EINTR after the handler of a signal sent
  * to the thread ran; sigsuspend restores the mask. */
 Test(sig, sigsuspend_and_pause_end_with_eintr, .timeout = TEST_TIMEOUT)

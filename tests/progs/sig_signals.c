@@ -18,6 +18,10 @@
  *                         SIGUSR2 gets it pending (sigpending) from
  *                         pthread_kill and raise, the others see nothing
  *                         pending; unblocking runs the handler at once
+ *   sig_signals pendloop  4 threads, 20,000 times each: block SIGUSR2,
+ *                         raise it (sigpending must show it), unblock
+ *                         (its handler must have run once more when
+ *                         pthread_sigmask returns)
  *   sig_signals suspend   sigsuspend and pause end with EINTR after the
  *                         handler of a signal sent to the thread ran
  *   sig_signals timedwait sigtimedwait: EAGAIN after its timeout, the
@@ -720,6 +724,64 @@ static int term_test(void)
 	return 0;
 }
 
+#define PEND_THREADS 4
+#define PEND_ROUNDS 20000
+static _Thread_local volatile sig_atomic_t pend_hits;
+
+static void on_pend(int sig)
+{
+	(void)sig;
+	pend_hits++;
+}
+
+static void *pend_loop(void *arg)
+{
+	long *bad = arg;
+	sigset_t b;
+	sigemptyset(&b);
+	sigaddset(&b, SIGUSR2);
+	for (int i = 0; i < PEND_ROUNDS; i++) {
+		pthread_sigmask(SIG_BLOCK, &b, NULL);
+		int before = pend_hits;
+		raise(SIGUSR2);
+		if (!is_pending(SIGUSR2))
+			bad[0]++;
+		pthread_sigmask(SIG_UNBLOCK, &b, NULL);
+		if (pend_hits != before + 1)
+			bad[1]++;
+	}
+	return NULL;
+}
+
+static int pendloop_test(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_pend;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+		return fail("pendloop");
+	pthread_t t[PEND_THREADS];
+	long bad[PEND_THREADS][2] = {{0}};
+	for (int i = 0; i < PEND_THREADS; i++)
+		if (pthread_create(&t[i], NULL, pend_loop, bad[i]) != 0)
+			return fail("pendloop");
+	long notpending = 0, notrun = 0;
+	for (int i = 0; i < PEND_THREADS; i++) {
+		if (pthread_join(t[i], NULL) != 0)
+			return fail("pendloop");
+		notpending += bad[i][0];
+		notrun += bad[i][1];
+	}
+	printf("%d threads x %d raise while blocked: not pending %ld times, "
+	       "handler not run at the unblock %ld times\n",
+	       PEND_THREADS, PEND_ROUNDS, notpending, notrun);
+	if (notpending || notrun)
+		return fail("pendloop");
+	printf("PASS pendloop\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -732,6 +794,8 @@ int main(int argc, char **argv)
 		return sigint_test();
 	if (strcmp(what, "mask") == 0)
 		return mask_test();
+	if (strcmp(what, "pendloop") == 0)
+		return pendloop_test();
 	if (strcmp(what, "suspend") == 0)
 		return suspend_test();
 	if (strcmp(what, "timedwait") == 0)
@@ -746,7 +810,7 @@ int main(int argc, char **argv)
 		return handlerblock_test();
 	if (strcmp(what, "term") == 0)
 		return term_test();
-	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|suspend|timedwait|waitpid|vfork|lone|"
+	fprintf(stderr, "usage: sig_signals kill|sigwait|sigint|mask|pendloop|suspend|timedwait|waitpid|vfork|lone|"
 		"handlerblock|term\n");
 	return 2;
 }
