@@ -142,6 +142,13 @@ static void serve_spawns(void)
 #define DEAD_CONFIRM_NS 100000000
 /* how soon sysmon interrupts again a wait whose cancellation is pending */
 #define KWAIT_RECHECK_NS 10000000
+/* How long every P must have been idle before sysmon sleeps without a
+ * deadline (and a P that goes busy wakes it). Threads that wait and wake
+ * many times a millisecond (a ping-pong with another process through a
+ * process-shared semaphore) leave every P idle between their turns: woken
+ * at each turn, sysmon was one more thread to wake per round trip, with
+ * its own inter-processor interrupt, where NPTL has none. */
+#define DEEP_AFTER_NS 50000000
 static bool dead_reported;
 static int64_t dead_since, dead_sw;
 
@@ -216,6 +223,7 @@ static void *sysmon_main(void *arg)
 	 * signal) or the next trace. */
 	int64_t delay = SYSCALL_RETAKE_NS;
 	int idle = 0;
+	int64_t busy_seen = 0;	/* the last round that found a P busy */
 	for (;;) {
 		note_clear(&sysmon_note);
 		st_rlx(&sysmon_closely, 0);
@@ -264,7 +272,9 @@ static void *sysmon_main(void *arg)
 		bool look_again = checkdead(now);
 		if (look_again)
 			sleep = DEAD_CONFIRM_NS;
-		else if (all_idle()) {
+		else if (!all_idle())
+			busy_seen = now;
+		else if (now - busy_seen >= DEEP_AFTER_NS) {
 			st_rlx(&sysmon_deep, 1);
 			fence_seq();
 			if (all_idle())
