@@ -19,6 +19,7 @@ bench/results.md             written by bench/run.sh
 bench/results-arch_prctl.md  written by bench/run.sh
 bench/results-boundary.md    written by bench/run.sh
 bench/results-latency.md     written by bench/run.sh
+bench/results-pshared.md     written by bench/run.sh
 bench/results-tids.md        written by bench/run.sh
 tests/compat/results.md      written by tests/compat/yard.sh
 '
