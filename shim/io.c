@@ -20,6 +20,7 @@
  * glibc.
  */
 #include "shim/io.h"
+#include "core/timer.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -42,18 +43,23 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w)
 	int64_t timeo = ld_rlx(mode == NP_READ ? &e->rcvtimeo : &e->sndtimeo);
 	if (timeo && !w->deadline)
 		w->deadline = rt_nanotime() + timeo;
-	int err;
+	int err, r;
 	struct pdesc *pd = fd_pdesc(fd, e, &err);
-	if (!pd) {
-		if (err != EPERM)
-			return err;	/* closed meanwhile: EBADF */
-		/* the poller cannot watch it (never for sockets and pipes):
-		 * wait in the kernel as a system call */
+	if (pd) {
+		r = netpoll_wait(pd, mode, w->deadline, WAIT_NETPOLL);
+	} else if (err == EBADF) {
+		return err;	/* closed meanwhile */
+	} else {
+		/* the poller cannot watch it (EPERM: a regular file, never a
+		 * socket or a pipe), or there is no poller to be had (no
+		 * descriptor or memory left for it: EMFILE, ENFILE, ENOMEM,
+		 * ENOSPC): wait in the kernel as a system call, as the
+		 * program's own call would have */
 		struct pollfd p = {fd, mode == NP_READ ? POLLIN : POLLOUT, 0};
-		int r = GMP_BLOCKING(int, false, real_poll(&p, 1, -1));
-		return r < 0 ? errno : 0;
+		int ms = w->deadline ? timer_left_ms(w->deadline) : -1;
+		int n = GMP_BLOCKING(int, false, real_poll(&p, 1, ms));
+		r = n > 0 ? 0 : n == 0 ? ETIMEDOUT : errno;
 	}
-	int r = netpoll_wait(pd, mode, w->deadline, WAIT_NETPOLL);
 	switch (r) {
 	case 0:
 		w->woken = true;

@@ -12,7 +12,8 @@ check_PROGRAMS += \
 	tests/progs/foreign_threads tests/progs/exit_status tests/progs/exhaust \
 	tests/progs/cancel tests/progs/signals tests/progs/blocked_calls \
 	tests/progs/stdio_dup2 tests/progs/prctl_name tests/progs/tid_address \
-	tests/progs/callback_block tests/progs/compare_prog
+	tests/progs/callback_block tests/progs/compare_prog tests/progs/limits
+tests_progs_limits_LDADD = $(PROG_LIBS)
 tests_progs_compare_prog_LDADD = $(PROG_LIBS)
 tests_progs_stdio_dup2_LDADD = $(PROG_LIBS)
 tests_progs_callback_block_LDADD = $(PROG_LIBS)

@@ -319,6 +319,17 @@ Test(compat, out_of_memory_is_eagain, .timeout = 150)
 	}
 }
 
+/* No descriptor free (RLIMIT_NOFILE): blocking reads on a socket and on
+ * a pipe after poll, sleeps, a condition variable and create+join work as
+ * under NPTL, and a pipe can be made once descriptors are given back.
+ * libgmp's poller needs descriptors of its own; when it could not make
+ * them, read() on the socket failed with EMFILE. */
+Test(compat, blocking_calls_wait_with_no_descriptor_free, .timeout = 60)
+{
+	same_as_nptl_arg("limits", "nofile", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+	same_as_nptl_arg("limits", "nofile", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
+}
+
 Test(compat, threads_glibc_makes_create_join_and_sleep, .timeout = 30)
 {
 	struct run r = expect_pass("foreign_threads", NULL, (const char *[]){"GMPMAXPROCS=2", NULL}, 20);

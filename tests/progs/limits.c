@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/progs/limits.c — a threaded program at its descriptor limit.
+ *
+ *   limits nofile   RLIMIT_NOFILE is lowered to 64. A socket pair and a
+ *                   pipe are made, then every free descriptor is taken
+ *                   (dup until EMFILE). With none left, threads block in
+ *                   read() on the socket and on the pipe, in poll() and
+ *                   in sleeps, and other threads wake each of them; a
+ *                   thread is created and joined, a condition variable
+ *                   passes a token. Then the descriptors are given back
+ *                   and a new pipe works. Every step must do what it does
+ *                   under NPTL: no call may fail for want of a descriptor
+ *                   the program did not ask for.
+ */
+#include "common.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#define LIMIT 64
+#define ROUNDS 20
+
+static int sv[2], pp[2];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int token;
+
+static void *sock_reader(void *arg)
+{
+	long got = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		char c;
+		ssize_t n = read(sv[1], &c, 1);
+		CHECK(n == 1, "read(socket) returned %zd: %s", n, n < 0 ? strerror(errno) : "");
+		got += c;
+	}
+	return (void *)got;
+}
+
+static void *pipe_poller(void *arg)
+{
+	long got = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		struct pollfd p = {pp[0], POLLIN, 0};
+		int r = poll(&p, 1, 5000);
+		CHECK(r == 1 && (p.revents & POLLIN), "poll(pipe) returned %d: %s", r,
+		      r < 0 ? strerror(errno) : "");
+		char c;
+		ssize_t n = read(pp[0], &c, 1);
+		CHECK(n == 1, "read(pipe) returned %zd: %s", n, n < 0 ? strerror(errno) : "");
+		got += c;
+	}
+	return (void *)got;
+}
+
+static void *sleeper(void *arg)
+{
+	for (int i = 0; i < ROUNDS; i++)
+		usleep(1000);
+	return arg;
+}
+
+static void *cond_waiter(void *arg)
+{
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < ROUNDS; i++) {
+		while (token != 2 * i + 1)
+			pthread_cond_wait(&cv, &mu);
+		token++;
+		pthread_cond_broadcast(&cv);
+	}
+	pthread_mutex_unlock(&mu);
+	return arg;
+}
+
+static void *noop(void *arg)
+{
+	return arg;
+}
+
+static int nofile(void)
+{
+	struct rlimit rl = {LIMIT, LIMIT};
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit: %s", strerror(errno));
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %s", strerror(errno));
+	CHECK(pipe(pp) == 0, "pipe: %s", strerror(errno));
+	int fill[LIMIT], nfill = 0, e = 0;
+	for (;;) {
+		int fd = dup(0);
+		if (fd < 0) {
+			e = errno;
+			break;
+		}
+		CHECK(nfill < LIMIT, "more than %d descriptors", LIMIT);
+		fill[nfill++] = fd;
+	}
+	CHECK(e == EMFILE, "dup failed with %s, not EMFILE", strerror(e));
+	printf("every descriptor taken: dup says EMFILE\n");
+
+	pthread_t r, p, s, c;
+	CHECK(pthread_create(&r, NULL, sock_reader, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&p, NULL, pipe_poller, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&s, NULL, sleeper, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&c, NULL, cond_waiter, NULL) == 0, "pthread_create");
+	long sent = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		usleep(2000);	/* the readers block first, most rounds */
+		char b = (char)(i + 1);
+		CHECK(write(sv[0], &b, 1) == 1, "write(socket): %s", strerror(errno));
+		CHECK(write(pp[1], &b, 1) == 1, "write(pipe): %s", strerror(errno));
+		sent += b;
+		pthread_mutex_lock(&mu);
+		token++;
+		pthread_cond_broadcast(&cv);
+		while (token != 2 * i + 2)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+		pthread_t t;
+		CHECK(pthread_create(&t, NULL, noop, NULL) == 0, "pthread_create (round %d)", i);
+		CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	}
+	void *gr, *gp;
+	CHECK(pthread_join(r, &gr) == 0, "pthread_join");
+	CHECK(pthread_join(p, &gp) == 0, "pthread_join");
+	CHECK(pthread_join(s, NULL) == 0, "pthread_join");
+	CHECK(pthread_join(c, NULL) == 0, "pthread_join");
+	CHECK((long)gr == sent && (long)gp == sent, "read %ld and %ld, sent %ld", (long)gr,
+	      (long)gp, sent);
+	printf("with no descriptor free: %d rounds of blocking reads (socket, pipe after poll), "
+	       "sleeps, a condition variable and a create+join, all woken\n", ROUNDS);
+
+	for (int i = 0; i < nfill; i++)
+		close(fill[i]);
+	int q[2];
+	CHECK(pipe(q) == 0, "pipe after the descriptors came back: %s", strerror(errno));
+	char b = 'x', got = 0;
+	CHECK(write(q[1], &b, 1) == 1 && read(q[0], &got, 1) == 1 && got == 'x', "new pipe");
+	printf("descriptors given back: a new pipe works\n");
+	printf("DONE nofile\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *what = argc > 1 ? argv[1] : "";
+	if (strcmp(what, "nofile") == 0)
+		return nofile();
+	fprintf(stderr, "usage: limits nofile\n");
+	return 2;
+}
