@@ -16,8 +16,8 @@
  * (kwait_interrupt): a condition variable is broadcast (a spurious
  * wake-up for its other waiters, which POSIX allows; the G returns with
  * the mutex held and acts on the cancellation there, as NPTL's cleanup
- * does), a semaphore's OS thread gets a signal that ends its timed wait
- * with EINTR. An interrupter counts itself in kwait_users, and the G
+ * does), a semaphore's OS thread gets a signal whose handler makes the
+ * interrupted wait return EINTR (kwait_signal_here). An interrupter counts itself in kwait_users, and the G
  * leaving the wait waits for it: the object is not freed under it.
  */
 #ifndef GMP_CORE_KWAIT_H
@@ -38,5 +38,10 @@ void kwait_interrupt(struct g *gp);
  * (one the first interrupt missed: it came before the G was in the
  * kernel); true if there were any (sysmon looks again soon). */
 bool kwait_recheck(void);
+/* In a signal handler on an M (kwait_interrupt's request, or a signal of
+ * the program whose handler ran there): when the M's G waits in the
+ * kernel on a semaphore, the futex wait the kernel would restart ends
+ * with EINTR instead, and the G looks at why it was woken. TLS-free. */
+void kwait_signal_here(void *uc);
 
 #endif

@@ -184,16 +184,13 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
  * A semaphore that is glibc's (process-shared, named) is waited on in the
  * kernel, on its own word, by glibc's code, as a system call whose P is
  * handed on at once (core/kwait.h): the kernel wakes the waiters in its
- * order, real-time priorities first. The wait is always a timed one, a
- * deadline years away when the program gave none, because a handler
- * then ends it with EINTR whatever its SA_RESTART: libgmp's own signals
- * and a cancellation's (kwait_interrupt) get the G out. It goes back in
- * unless a handler of the program ended the wait as the kernel ends
- * glibc's: any handler when the program gave a deadline, one without
- * SA_RESTART when it did not.
+ * order, real-time priorities first. libgmp's own signals (a
+ * cancellation's, kwait_interrupt) and the nudge that runs a program's
+ * handler there make the wait return EINTR even where the kernel would
+ * restart it (kwait_signal_here). It goes back in unless a handler of the
+ * program ended the wait as the kernel ends glibc's: any handler when the
+ * program gave a deadline, one without SA_RESTART when it did not.
  */
-#define FAR_NS (1000000000LL * 1000000000LL)	/* about 31 years */
-
 static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	struct g *gp = getg();
@@ -213,19 +210,12 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 	if (errno != EAGAIN)
 		return -1;	/* glibc's error */
 	errno = e0;
-	struct timespec far;
-	if (!abs) {
-		int64_t t = rt_nanotime() + FAR_NS;
-		far.tv_sec = t / 1000000000;
-		far.tv_nsec = t % 1000000000;
-		clk = CLOCK_MONOTONIC;
-	}
 	for (;;) {
 		uint32_t handled = gp->nhandled, intr = gp->nhandled_intr;
 		if (!kwait_begin(gp, KWAIT_SEM, s))
 			door_testcancel(gp);
 		g_syscall_enter_wait();
-		int r = real_sem_clockwait(s, clk, abs ? abs : &far);
+		int r = abs ? real_sem_clockwait(s, clk, abs) : real_sem_wait(s);
 		int e = errno;
 		if (r == 0) {
 			/* it runs on at once (g_syscall_exit_try) */
@@ -242,8 +232,6 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 				continue;	/* libgmp's own signal */
 			if (!abs && gp->nhandled_intr == intr)
 				continue;	/* SA_RESTART handlers, no deadline */
-		} else if (e == ETIMEDOUT && !abs) {
-			continue;	/* the far deadline */
 		}
 		errno = e;
 		return -1;

@@ -34,6 +34,7 @@
 #include "preload/runtime.h"
 #include "core/lock.h"
 #include "core/sched.h"
+#include "core/kwait.h"
 #include "core/sigq.h"
 #include "core/fdtab.h"
 #include "core/proc.h"
@@ -356,6 +357,7 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		 * its own code is preempted */
 		if (info->si_code == SCHED_SIG_PREEMPT) {
 			sched_sig_request(uc);
+			kwait_signal_here(uc);
 			return;
 		}
 		if (!is_handler(&user_act[SCHED_SIG]))
@@ -407,6 +409,7 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 			hold_back(gp);
 		else if (gp)
 			run_routed(gp, sig, uc);
+		kwait_signal_here(uc);
 		return;
 	}
 	if (gp) {

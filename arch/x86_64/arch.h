@@ -189,6 +189,29 @@ static inline bool arch_at_syscall(uintptr_t pc)
 	return c[0] == 0x0f && c[1] == 0x05;
 }
 
+/* The interrupted code is a wait on a shared futex (FUTEX_WAIT or
+ * FUTEX_WAIT_BITSET without FUTEX_PRIVATE_FLAG) that the kernel is about
+ * to restart (an SA_RESTART handler ran: it moved rip back onto the
+ * system call instruction and put the call's number back in rax), or
+ * one about to be made: make it return -EINTR instead, as if a handler
+ * without SA_RESTART had interrupted it. True if it did. */
+static inline bool arch_uc_futex_wait_eintr(void *uc)
+{
+	greg_t *r = ((ucontext_t *)uc)->uc_mcontext.gregs;
+	uintptr_t pc = (uintptr_t)r[REG_RIP];
+	if (r[REG_RAX] != SYS_futex || !arch_at_syscall(pc))
+		return false;
+	long op = (long)r[REG_RSI];
+	if (op & 128)	/* FUTEX_PRIVATE_FLAG: not a shared object's */
+		return false;
+	op &= ~256L;	/* FUTEX_CLOCK_REALTIME */
+	if (op != 0 && op != 9)	/* FUTEX_WAIT, FUTEX_WAIT_BITSET */
+		return false;
+	r[REG_RAX] = -4;	/* -EINTR */
+	r[REG_RIP] = (greg_t)(pc + 2);
+	return true;
+}
+
 static inline void arch_cpu_relax(void)
 {
 	__asm__ volatile("pause" ::: "memory");
