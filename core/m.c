@@ -77,6 +77,31 @@ static struct m *m_alloc(void)
 	return mp;
 }
 
+/* Ms whose OS thread could not be made (m_spawn_failed), used again
+ * before another is allocated: spawns that keep failing (RLIMIT_NPROC,
+ * say) do not pile up Ms. Under sched.lock. */
+static struct m *spare;
+
+static struct m *m_take_spare(void)
+{
+	rt_lock(&sched.lock);
+	struct m *mp = spare;
+	if (mp)
+		spare = mp->spawnlink;
+	rt_unlock(&sched.lock);
+	if (mp)
+		mp->spawnlink = NULL;
+	return mp;
+}
+
+void m_spawn_failed(struct m *mp)
+{
+	rt_lock(&sched.lock);
+	mp->spawnlink = spare;
+	spare = mp;
+	rt_unlock(&sched.lock);
+}
+
 /* Before an M sleeps: wear its own TLS instead of the last G's (see
  * m->own_tp). The next G switch writes the thread pointer anyway. */
 void m_wear_own_tls(struct m *mp)
@@ -132,7 +157,9 @@ void m_start(struct p *pp, bool spinning)
 	struct m *nmp = mget();
 	rt_unlock(&sched.lock);
 	if (!nmp) {
-		nmp = m_alloc();
+		nmp = m_take_spare();
+		if (!nmp)
+			nmp = m_alloc();
 		nmp->spinning = spinning;
 		nmp->nextp = pp;
 		sysmon_spawn_m(nmp);
@@ -233,6 +260,7 @@ void sched_after_fork(struct g *gp)
 	st_rel(&sched.allm, mp);
 	sched.midle = NULL;
 	sched.nmidle = 0;
+	spare = NULL;	/* no longer in allm */
 	st_rlx(&sched.nmspinning, 0);
 
 	/* The G keeps (or takes back) one P; a request of sysmon's may have

@@ -194,16 +194,26 @@ static void task_path(char *path, int tid, const char *file)
 	memcpy(path + len, file, fl + 1);
 }
 
-int64_t os_thread_waittime(int tid)
+/* Up to len bytes of /proc/self/task/TID/<file> into buf: how many
+ * (-2 when the file may not be opened, -1 on any other error or when
+ * it is empty). */
+static long read_task_file(int tid, const char *file, char *buf, size_t len)
 {
-	char path[64], buf[96];
-	task_path(path, tid, "schedstat");
+	char path[64];
+	task_path(path, tid, file);
 	int fd = (int)arch_syscall3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
-	long r = arch_syscall3(SYS_read, fd, buf, sizeof buf - 1);
+		return fd == -EACCES ? -2 : -1;
+	long r = arch_syscall3(SYS_read, fd, buf, len);
 	arch_syscall1(SYS_close, fd);
-	if (r <= 0)
+	return r > 0 ? r : -1;
+}
+
+int64_t os_thread_waittime(int tid)
+{
+	char buf[96];
+	long r = read_task_file(tid, "schedstat", buf, sizeof buf - 1);
+	if (r < 0)
 		return -1;
 	const char *p = buf, *end = buf + r;
 	long run, wait;
@@ -214,16 +224,10 @@ int64_t os_thread_waittime(int tid)
 
 int os_thread_blocked(int tid, struct os_blocked *b)
 {
-	char path[64];
-	task_path(path, tid, "syscall");
-	int fd = (int)arch_syscall3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
 	char buf[256];
-	long r = arch_syscall3(SYS_read, fd, buf, sizeof buf - 1);
-	arch_syscall1(SYS_close, fd);
-	if (r <= 0)
-		return -1;
+	long r = read_task_file(tid, "syscall", buf, sizeof buf - 1);
+	if (r < 0)
+		return (int)r;
 	const char *p = buf, *end = buf + r;
 	if (*p == 'r')
 		return 1;	/* "running" */
@@ -239,6 +243,23 @@ int os_thread_blocked(int tid, struct os_blocked *b)
 	b->sp = (uintptr_t)v[7];
 	b->pc = (uintptr_t)v[8];
 	return 0;
+}
+
+int os_thread_sleeping(int tid)
+{
+	char buf[512];
+	long r = read_task_file(tid, "stat", buf, sizeof buf - 1);
+	if (r < 0)
+		return -1;
+	/* "tid (comm) S ...": the state follows the last ')' (a name may
+	 * hold one) */
+	const char *close = NULL;
+	for (long i = 0; i < r; i++)
+		if (buf[i] == ')')
+			close = buf + i;
+	if (!close || close + 2 >= buf + r)
+		return -1;
+	return close[2] == 'S';
 }
 
 int os_membarrier_init(void)

@@ -93,6 +93,13 @@ struct os_blocked {
 	uintptr_t sp, pc;
 };
 int os_thread_blocked(int tid, struct os_blocked *b);
+/* os_thread_blocked's -2: the file may not be opened (a process that
+ * changed its credentials is no longer dumpable, and its /proc files
+ * other than the world-readable ones belong to root). Is the thread in an
+ * interruptible sleep (state S in /proc/self/task/TID/stat, readable by
+ * all): 1 yes, 0 no, -1 on an error. A vfork parent, and disk waits, are
+ * in D. TLS-free, no malloc. */
+int os_thread_sleeping(int tid);
 /* Register for, and make, an expedited private memory barrier: every
  * running thread of the process passes a full barrier before
  * os_membarrier returns (threads not running pass one when they next

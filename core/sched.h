@@ -520,6 +520,9 @@ uint64_t sched_switches(void);
 
 /* Give an M the P pp (idle M, else a new one) and wake it. TLS-free. */
 void m_start(struct p *pp, bool spinning);
+/* sysmon: mp's OS thread could not be made; its P is given back by the
+ * caller, and mp waits to be used by the next m_start. */
+void m_spawn_failed(struct m *mp);
 /* A dedicated M for gp (pinned to mask when mask is not NULL; else for
  * a priority-protect mutex). Valid TLS (starts a thread). Returns 0 or an
  * errno value. gp runs only there from its next scheduling on. */

@@ -352,9 +352,20 @@ static bool retake_blocked_m(struct p *pp, struct m *mp, int tid, uint64_t sw)
 {
 	struct g *gp = __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE);
 	struct os_blocked where;
-	if (!gp || !can_retake_blocked || os_thread_blocked(tid, &where) != 0 ||
-	    (where.pc >= text_lo && where.pc < text_hi))
+	if (!gp || !can_retake_blocked)
 		return false;
+	int b = os_thread_blocked(tid, &where);
+	if (b == -2) {
+		/* the record may not be read (the process changed its
+		 * credentials): a thread asleep in the kernel whose G is
+		 * outside libgmp (inlib, below) is in a call of the
+		 * program's; a vfork parent is not asleep (D) */
+		if (os_thread_sleeping(tid) != 1)
+			return false;
+		where.nr = -1;
+	} else if (b != 0 || (where.pc >= text_lo && where.pc < text_hi)) {
+		return false;
+	}
 	/* a thread waiting for its vfork child lends the child its G and
 	 * its memory: the child's calls into libgmp must find both as the
 	 * parent left them */

@@ -17,6 +17,7 @@
 #include "core/kwait.h"
 #include "core/sigq.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -93,7 +94,8 @@ static void spawn_failed(struct m *mp, int err)
 	static _Atomic int warned;
 	if (!xchg(&warned, 1))
 		rt_printf(2, "gmp: warning: cannot create an OS thread for a processor "
-			  "(error %d); running with fewer threads\n", err);
+			  "(error %d%s); running with fewer threads until one can be "
+			  "made\n", err, err == EAGAIN ? ", EAGAIN: RLIMIT_NPROC reached?" : "");
 	struct p *pp = mp->nextp;
 	mp->nextp = NULL;
 	if (mp->spinning) {
@@ -107,6 +109,7 @@ static void spawn_failed(struct m *mp, int err)
 		xadd(&sched.npidle, 1);
 		rt_unlock(&sched.lock);
 	}
+	m_spawn_failed(mp);
 }
 
 static _Atomic int sysmon_tid;

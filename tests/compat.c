@@ -330,6 +330,26 @@ Test(compat, blocking_calls_wait_with_no_descriptor_free, .timeout = 60)
 	same_as_nptl_arg("limits", "nofile", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
 }
 
+/* After setuid(nobody) the process is no longer dumpable and its
+ * /proc/self/task/TID/syscall files belong to root: libgmp could not read
+ * where a thread blocked in an inline system call was, never took its
+ * processor back, and with every processor held that way the program
+ * hung. */
+Test(compat, inline_blocking_calls_after_setuid, .timeout = 60)
+{
+	same_as_nptl_arg("limits", "setuid", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+	same_as_nptl_arg("limits", "setuid", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
+}
+
+/* The same under RLIMIT_NPROC of what NPTL needs plus one: every OS
+ * thread libgmp failed to make left a new M behind (spawns repeated by
+ * the thousand while the limit held). */
+Test(compat, inline_blocking_calls_under_nproc_limit, .timeout = 60)
+{
+	same_as_nptl_arg("limits", "nproc", (const char *[]){"GMPMAXPROCS=2", NULL}, 20);
+	same_as_nptl_arg("limits", "nproc", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
+}
+
 Test(compat, threads_glibc_makes_create_join_and_sleep, .timeout = 30)
 {
 	struct run r = expect_pass("foreign_threads", NULL, (const char *[]){"GMPMAXPROCS=2", NULL}, 20);

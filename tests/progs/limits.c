@@ -12,6 +12,18 @@
  *                   and a new pipe works. Every step must do what it does
  *                   under NPTL: no call may fail for want of a descriptor
  *                   the program did not ask for.
+ *   limits setuid   run as root, the program drops to user nobody (as a
+ *                   daemon does after start-up), then 6 threads block in
+ *                   read() system calls made inline (no library sees
+ *                   them) while main sleeps, then writes to each: all
+ *                   must be woken and joined. As another user it says
+ *                   so and does nothing.
+ *   limits nproc    the same with RLIMIT_NPROC lowered first to what
+ *                   NPTL needs (the 7 threads) plus one (libgmp's
+ *                   service thread); a lower limit under NPTL makes
+ *                   pthread_create fail, under libgmp it leaves threads
+ *                   blocked in calls libgmp cannot see waiting for an
+ *                   OS thread (see the README's limitations).
  */
 #include "common.h"
 #include <errno.h>
@@ -19,6 +31,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 
 #define LIMIT 64
@@ -144,12 +157,69 @@ static int nofile(void)
 	return 0;
 }
 
+#define NSU 6
+static int sup[NSU][2];
+
+static long inline_read(int fd, void *buf, long n)
+{
+	long r;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(n)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static void *su_reader(void *arg)
+{
+	char c = 0;
+	long r = inline_read(sup[(long)arg][0], &c, 1);
+	return (void *)(r == 1 ? (long)c : -1L);
+}
+
+static int setuid_test(bool nproc)
+{
+	const char *what = nproc ? "nproc" : "setuid";
+	if (geteuid() != 0) {
+		printf("not root: nothing to drop\nDONE %s\n", what);
+		return 0;
+	}
+	for (int i = 0; i < NSU; i++)
+		CHECK(pipe(sup[i]) == 0, "pipe: %s", strerror(errno));
+	if (nproc) {
+		struct rlimit rl = {NSU + 2, NSU + 2};
+		CHECK(setrlimit(RLIMIT_NPROC, &rl) == 0, "setrlimit: %s", strerror(errno));
+	}
+	CHECK(setgid(65534) == 0 && setuid(65534) == 0, "setuid(nobody): %s", strerror(errno));
+	pthread_t t[NSU];
+	for (long i = 0; i < NSU; i++)
+		CHECK(pthread_create(&t[i], NULL, su_reader, (void *)i) == 0, "pthread_create");
+	usleep(100000);	/* a sleep of main's: its processor may be held */
+	for (int i = 0; i < NSU; i++) {
+		char c = (char)('a' + i);
+		CHECK(write(sup[i][1], &c, 1) == 1, "write: %s", strerror(errno));
+	}
+	for (int i = 0; i < NSU; i++) {
+		void *r;
+		CHECK(pthread_join(t[i], &r) == 0, "pthread_join");
+		CHECK((long)r == 'a' + i, "thread %d read %ld", i, (long)r);
+	}
+	printf("after setuid(nobody)%s: %d threads blocked in inline read() woken and joined\n",
+	       nproc ? " with RLIMIT_NPROC 8" : "", NSU);
+	printf("DONE %s\n", what);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *what = argc > 1 ? argv[1] : "";
 	if (strcmp(what, "nofile") == 0)
 		return nofile();
-	fprintf(stderr, "usage: limits nofile\n");
+	if (strcmp(what, "setuid") == 0)
+		return setuid_test(false);
+	if (strcmp(what, "nproc") == 0)
+		return setuid_test(true);
+	fprintf(stderr, "usage: limits nofile|setuid|nproc\n");
 	return 2;
 }
