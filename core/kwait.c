@@ -9,7 +9,6 @@
 #include "core/sched_impl.h"
 
 #include <pthread.h>
-#include <sys/syscall.h>
 
 bool kwait_begin(struct g *gp, int kind, void *obj)
 {
@@ -62,10 +61,8 @@ bool kwait_recheck(void)
 	return any;
 }
 
-void kwait_signal_here(void *uc)
+void kwait_signal_here(struct g *gp, void *uc)
 {
-	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
-	struct g *gp = mp ? __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE) : NULL;
 	if (gp && ld_acq(&gp->kwait) == KWAIT_SEM)
 		arch_uc_futex_wait_eintr(uc);
 }

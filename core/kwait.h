@@ -39,9 +39,10 @@ void kwait_interrupt(struct g *gp);
  * kernel); true if there were any (sysmon looks again soon). */
 bool kwait_recheck(void);
 /* In a signal handler on an M (kwait_interrupt's request, or a signal of
- * the program whose handler ran there): when the M's G waits in the
- * kernel on a semaphore, the futex wait the kernel would restart ends
- * with EINTR instead, and the G looks at why it was woken. TLS-free. */
-void kwait_signal_here(void *uc);
+ * the program whose handler ran there), gp the M's G (NULL: none): when
+ * gp waits in the kernel on a semaphore, the futex wait the kernel would
+ * restart ends with EINTR instead, and the G looks at why it was woken.
+ * TLS-free. */
+void kwait_signal_here(struct g *gp, void *uc);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "core/config.h"
 #include "core/door.h"
+#include "core/kwait.h"
 #include "core/os.h"
 #include "core/sched.h"
 #include "core/sigq.h"
@@ -148,8 +149,11 @@ static void preempt_here(struct m *mp, void *uc)
 void sched_sig_request(void *uc)
 {
 	struct m *mp = m_by_tid((int)arch_syscall0(SYS_gettid));
-	if (mp)
-		preempt_here(mp, uc);
+	if (!mp)
+		return;
+	preempt_here(mp, uc);
+	/* kwait_interrupt's request to a G waiting in the kernel */
+	kwait_signal_here(__atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE), uc);
 }
 
 /* Does mp's thread compute, rather than wait in the kernel? Its CPU clock
@@ -299,8 +303,6 @@ int sched_preempt_long(int64_t now, bool *waiting, int64_t *next_due)
 			struct m *cm = pp->m;
 			struct g *cg = cm ? __atomic_load_n(&cm->curg, __ATOMIC_RELAXED) : NULL;
 			int64_t carried = cg ? ld_rlx(&cg->yield_ns) : 0;
-			if (carried < 0 || carried > now)
-				carried = 0;
 			pp->preempt_when = now - carried;
 			/* it began at the P's own record, which only a due
 			 * timer needs exactly */

@@ -467,7 +467,8 @@ bool sched_preempt_ordinary(void);
  * change would have it. A G in a system call moves when it comes back. */
 void sched_move_to_lockedm(struct g *gp);
 /* The handler of sysmon's request (SCHED_SIG_PREEMPT), async-signal-safe,
- * on the signalled M: a G at a safe point is preempted. */
+ * on the signalled M: a G at a safe point is preempted; a G waiting in the
+ * kernel on a semaphore sees its wait end (kwait_interrupt's request). */
 void sched_sig_request(void *uc);
 
 /* Put the calling G at the back of the global queue and run others. */

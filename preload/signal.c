@@ -357,7 +357,6 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 		 * its own code is preempted */
 		if (info->si_code == SCHED_SIG_PREEMPT) {
 			sched_sig_request(uc);
-			kwait_signal_here(uc);
 			return;
 		}
 		if (!is_handler(&user_act[SCHED_SIG]))
@@ -409,7 +408,7 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 			hold_back(gp);
 		else if (gp)
 			run_routed(gp, sig, uc);
-		kwait_signal_here(uc);
+		kwait_signal_here(gp, uc);
 		return;
 	}
 	if (gp) {

@@ -56,8 +56,7 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w)
 		 * ENOSPC): wait in the kernel as a system call, as the
 		 * program's own call would have */
 		struct pollfd p = {fd, mode == NP_READ ? POLLIN : POLLOUT, 0};
-		int ms = w->deadline ? timer_left_ms(w->deadline) : -1;
-		int n = GMP_BLOCKING(int, false, real_poll(&p, 1, ms));
+		int n = GMP_BLOCKING(int, false, real_poll(&p, 1, timer_left_ms(w->deadline)));
 		r = n > 0 ? 0 : n == 0 ? ETIMEDOUT : errno;
 	}
 	switch (r) {
