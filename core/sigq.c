@@ -75,12 +75,24 @@ static struct sigrec *fill_record(struct g *target, const siginfo_t *info, bool 
 		 * routed or posted again, never dropped */
 		for (int i = 0; i < SIGQ_MAX; i++) {
 			struct sigrec *r = &recs[i];
-			uint32_t st = ld_acq(&r->state);
-			if ((st == REC_POSTED || st == REC_ROUTING || st == REC_ROUTED) &&
-			    r->info.si_signo == sig && r->process == (target == NULL) &&
-			    (!target || r->target == target) && ld_acq(&r->state) == st) {
-				*merged = true;
-				return NULL;
+			/* the fields are read between two equal looks at the
+			 * state; a record that moved on meanwhile (a router
+			 * took it from POSTED to ROUTING to ROUTED) is read
+			 * again, not passed over: passing it would post a
+			 * second instance of a signal still pending */
+			for (;;) {
+				uint32_t st = ld_acq(&r->state);
+				if (st != REC_POSTED && st != REC_ROUTING && st != REC_ROUTED)
+					break;
+				bool same = r->info.si_signo == sig && r->process == (target == NULL) &&
+					    (!target || r->target == target);
+				if (ld_acq(&r->state) != st)
+					continue;
+				if (same) {
+					*merged = true;
+					return NULL;
+				}
+				break;
 			}
 		}
 	}

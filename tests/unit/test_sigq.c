@@ -9,6 +9,7 @@
 #include "unit.h"
 #include "core/sigq.h"
 
+#include <pthread.h>
 #include <signal.h>
 
 static struct wg done_wg;
@@ -55,6 +56,45 @@ Test(sigq, a_routed_standard_signal_merges_with_later_ones, .timeout = 30)
 	cr_assert_eq(out.si_signo, SIGUSR1);
 	cr_assert_not(sigq_take_mask(gp, sigq_bit(SIGUSR1), true, &out),
 		      "a standard signal was pending more than once");
+	cr_assert_eq(sigq_pending_mask(gp), 0);
+	wg_wait(&done_wg);
+}
+
+/* An OS thread routes (as sysmon does) while main posts: a record caught
+ * moving from posted to routed is still the one pending instance. */
+static _Atomic bool routing_stop;
+
+static void *router(void *arg)
+{
+	(void)arg;
+	while (!ld_acq(&routing_stop)) {
+		st_rel(&sched.sigpoll, 1);
+		sigq_poll(NULL);
+	}
+	return NULL;
+}
+
+Test(sigq, a_standard_signal_merges_while_it_is_being_routed, .timeout = 60)
+{
+	struct g *mg = core_up(1);
+	struct g *gp = taker_for(mg, SIGUSR1);
+	pthread_t t;
+	st_rel(&routing_stop, false);
+	cr_assert_eq(pthread_create(&t, NULL, router, NULL), 0);
+	siginfo_t out;
+	for (int round = 0; round < 5000; round++) {
+		for (int i = 0; i < 200; i++) {
+			siginfo_t si = info_of(SIGUSR1, SI_USER);
+			cr_assert(sigq_post(NULL, &si), "round %d: post %d failed", round, i);
+		}
+		while (!sigq_pending_for(gp))
+			sigq_poll(NULL);
+		cr_assert(sigq_take_mask(gp, sigq_bit(SIGUSR1), true, &out));
+		cr_assert_not(sigq_take_mask(gp, sigq_bit(SIGUSR1), true, &out),
+			      "round %d: a standard signal was pending more than once", round);
+	}
+	st_rel(&routing_stop, true);
+	pthread_join(t, NULL);
 	cr_assert_eq(sigq_pending_mask(gp), 0);
 	wg_wait(&done_wg);
 }
