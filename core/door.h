@@ -90,14 +90,18 @@ static inline void gmp_init(void)
 
 void g_syscall_exit(void);
 /*
- * g_syscall_exit without waiting for a P: when none is free, false, and
- * the G goes on in its system call, its M without a P, until its next
- * door takes one back (door_sync). For the return from a wait that hands
- * the G something others wait for (a process-shared mutex, taken again
- * by glibc's condition wait): the G runs at once and lets go of it,
- * instead of queueing for a P while holding it.
+ * After a wait made as a system call on a process-shared object
+ * (core/kwait.h) that returned: the G runs on in its system call, its M
+ * without a P, until its next door takes one back (door_sync). glibc's
+ * code for those objects needs no P, so a G that goes from one such wait
+ * to the next (a ping-pong through process-shared semaphores, a waiter
+ * of a process-shared condition variable) touches no scheduler state,
+ * as an OS thread under NPTL; and one that holds a process-shared mutex
+ * lets go of it without queueing for a P first. sysmon watches the M as
+ * one whose G runs without a P (m->blocked): a G that computes there is
+ * asked to take a P back, as one whose P was retaken.
  */
-bool g_syscall_exit_try(void);
+void g_syscall_run_on(void);
 
 /* Serve g->door's requests (and nothing while gp is inside libgmp, runs
  * a signal handler, or is a vfork child on its parent's memory); the

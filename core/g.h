@@ -195,6 +195,11 @@ struct g {
 	_Atomic uint8_t kwait;
 	void *kwait_obj;
 	_Atomic uint32_t kwait_users;
+	/* How long it looks at such an object's word before it sleeps
+	 * there (kwait_spin_budget): 0 not yet measured, -1 off until the
+	 * next probe (kspin_skip counts the waits to it). Owner only. */
+	int32_t kspin_ns;
+	uint8_t kspin_skip;
 	bool keys_used;			/* a key value was ever set */
 	/* The G's set_tid_address (clear_tid_set: it was called): the word
 	 * is written 0 and woken when the G ends, as the kernel does for a

@@ -4,6 +4,7 @@
  * kwait.h).
  */
 #include "core/kwait.h"
+#include "core/os.h"
 #include "core/real.h"
 #include "core/sched.h"
 #include "core/sched_impl.h"
@@ -65,4 +66,47 @@ void kwait_signal_here(struct g *gp, void *uc)
 {
 	if (gp && ld_acq(&gp->kwait) == KWAIT_SEM)
 		arch_uc_futex_wait_eintr(uc);
+}
+
+#define KSPIN_MIN_NS 2000
+#define KSPIN_START_NS 16000
+#define KSPIN_MAX_NS 32000
+#define KSPIN_PROBE 255		/* waits between probes while it is off */
+
+int64_t kwait_spin_budget(struct g *gp)
+{
+	static int ncpu;	/* the CPUs the process may use, at first use */
+	int n = __atomic_load_n(&ncpu, __ATOMIC_RELAXED);
+	if (!n) {
+		n = os_ncpu();
+		__atomic_store_n(&ncpu, n, __ATOMIC_RELAXED);
+	}
+	if (n < 2 || g_rt_policy(gp->schedpolicy))
+		return 0;
+	struct p *pp = gp->m->p;
+	if (g_status(gp) == G_RUNNING && pp && (!runq_empty(pp) || ld_rlx(&sched.runqsize)))
+		return 0;
+	if (gp->kspin_ns == 0)
+		gp->kspin_ns = KSPIN_START_NS;
+	if (gp->kspin_ns > 0)
+		return gp->kspin_ns;
+	if (++gp->kspin_skip < KSPIN_PROBE)
+		return 0;
+	gp->kspin_skip = 0;
+	return KSPIN_START_NS;
+}
+
+void kwait_spin_result(struct g *gp, bool got, int64_t spent)
+{
+	int64_t b = gp->kspin_ns > 0 ? gp->kspin_ns : KSPIN_MIN_NS;
+	if (got) {
+		/* room for twice what this hand-over took */
+		if (2 * spent > b)
+			b = 2 * spent > KSPIN_MAX_NS ? KSPIN_MAX_NS : 2 * spent;
+	} else {
+		b /= 4;
+		if (b < KSPIN_MIN_NS)
+			b = -1;
+	}
+	gp->kspin_ns = (int32_t)b;
 }

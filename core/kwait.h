@@ -45,4 +45,21 @@ bool kwait_recheck(void);
  * TLS-free. */
 void kwait_signal_here(struct g *gp, void *uc);
 
+/*
+ * A short look at the object's word before the calling G sleeps on it:
+ * another process's thread running on another CPU often hands over
+ * within a few microseconds, and a thread that catches that awake costs
+ * neither side a sleep and a wake-up (the poster finds nobody to wake).
+ * How long, in ns (0: not at all): never with one CPU, nor for a
+ * real-time G (which would keep its CPU from the thread it waits for),
+ * nor while other Gs wait for the caller's P. The caller looks only while
+ * nobody sleeps on the object, so the kernel's order among sleepers
+ * (real-time priorities first) stays whole, and reports what it found
+ * (kwait_spin_result): the budget follows what the hand-overs took, and
+ * shrinks to nothing where looking does not pay (both threads on one
+ * CPU), with a short probe every so often.
+ */
+int64_t kwait_spin_budget(struct g *gp);
+void kwait_spin_result(struct g *gp, bool got, int64_t spent);
+
 #endif

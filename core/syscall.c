@@ -205,10 +205,12 @@ static bool exit_fast(struct g *gp)
 	return false;
 }
 
-bool g_syscall_exit_try(void)
+void g_syscall_run_on(void)
 {
 	struct g *gp = getg();
-	return g_status(gp) != G_SYSCALL || exit_fast(gp);
+	struct m *mp = gp->m;
+	if (g_status(gp) == G_SYSCALL && !ld_rlx(&mp->blocked))
+		st_rel(&mp->blocked, true);
 }
 
 void g_syscall_exit(void)

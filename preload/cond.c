@@ -122,9 +122,8 @@ static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	g_syscall_enter_wait();
 	int r = abs ? real_pthread_cond_clockwait(c, m, clk, abs) : real_pthread_cond_wait(c, m);
 	/* it holds the mutex again, which others (in other processes too)
-	 * wait for: it runs on at once, with a P or not (the next door
-	 * takes one back) */
-	g_syscall_exit_try();
+	 * wait for: it runs on at once, without a P (g_syscall_run_on) */
+	g_syscall_run_on();
 	kwait_end(gp);
 	if (g_cancel_acts(gp)) {
 		if (r == 0)

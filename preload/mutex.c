@@ -479,8 +479,9 @@ static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *
 	GMP_LIB_SCOPE_NOSYNC;
 	g_syscall_enter_wait();
 	r = lock_glibc_wait(m, clk, abs);
-	/* it holds the mutex: it runs on at once (g_syscall_exit_try) */
-	g_syscall_exit_try();
+	/* it holds the mutex: it runs on at once, without a P
+	 * (g_syscall_run_on) */
+	g_syscall_run_on();
 	return r;
 }
 

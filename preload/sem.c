@@ -191,6 +191,38 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
  * program ended the wait as the kernel ends glibc's: any handler when the
  * program gave a deadline, one without SA_RESTART when it did not.
  */
+/* Before the G sleeps on s: a look at its word while nobody sleeps there
+ * (core/kwait.h, kwait_spin_budget). True when it took a unit. A timed
+ * wait looks only while its deadline is further off than the look. */
+static bool spin_glibc(struct g *gp, sem_t *s, clockid_t clk, const struct timespec *abs)
+{
+	int64_t budget = kwait_spin_budget(gp);
+	if (!budget)
+		return false;
+	if (abs) {
+		struct timespec now;
+		if (real_clock_gettime(clk, &now) != 0 ||
+		    (abs->tv_sec - now.tv_sec) * 1000000000 + (abs->tv_nsec - now.tv_nsec) <= budget)
+			return false;
+	}
+	struct gsem *g = gs(s);
+	int e = errno;
+	int64_t t0 = rt_nanotime();
+	bool got = false;
+	for (unsigned i = 1; !__atomic_load_n(&g->nwait, __ATOMIC_RELAXED); i++) {
+		if (__atomic_load_n(&g->value, __ATOMIC_RELAXED) && real_sem_trywait(s) == 0) {
+			got = true;
+			break;
+		}
+		arch_cpu_relax();
+		if (i % 16 == 0 && rt_nanotime() - t0 >= budget)
+			break;
+	}
+	errno = e;
+	kwait_spin_result(gp, got, rt_nanotime() - t0);
+	return got;
+}
+
 static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	struct g *gp = getg();
@@ -210,6 +242,8 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 	if (errno != EAGAIN)
 		return -1;	/* glibc's error */
 	errno = e0;
+	if (spin_glibc(gp, s, clk, abs))
+		return 0;
 	for (;;) {
 		uint32_t handled = gp->nhandled, intr = gp->nhandled_intr;
 		if (!kwait_begin(gp, KWAIT_SEM, s))
@@ -218,8 +252,8 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 		int r = abs ? real_sem_clockwait(s, clk, abs) : real_sem_wait(s);
 		int e = errno;
 		if (r == 0) {
-			/* it runs on at once (g_syscall_exit_try) */
-			g_syscall_exit_try();
+			/* it runs on at once, without a P (g_syscall_run_on) */
+			g_syscall_run_on();
 			kwait_end(gp);
 			return 0;
 		}
