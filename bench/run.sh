@@ -548,6 +548,7 @@ END {
 			" waiters on one process-shared condition variable, " size(w, "rounds") " rounds)"
 		measure(w, lbl, "rounds per second (all waiters woken and answered)", "rounds_per_sec", "%.0f", 1, "rate")
 		measure(w, lbl, "one round, p99 µs", "p99_us", "%.0f", 1, "time")
+		measure(w, lbl, "start-up until every waiter waits, ms", "startup_ms", "%.2f", 1, "time")
 	}
 	print ""
 	nf = 0
