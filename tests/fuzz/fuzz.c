@@ -16,42 +16,23 @@
  *   fuzz SEED [CALLS]      (default 2,000 calls)
  *   fuzz --list            the functions it has a generator for
  *
+ * FUZZ_GROUP=sync|sig|io|net|proc draws only from that group's
+ * generators (tests/fuzz/fuzz.h); FUZZ_VERBOSE=1 writes each call on
+ * stderr before it is made.
+ *
  * A call that would block for ever in both libraries (a second lock of a
  * normal mutex by its owner, a wait nothing can end) is made in its timed
  * form instead, with a deadline a millisecond away: both must time out.
  * Calls whose result may differ between runs of the same library (a
  * non-blocking join of a thread that may not have ended) are not made.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <pthread.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/select.h>
-#include <threads.h>
-#include <time.h>
-#include <unistd.h>
+#include "fuzz.h"
 
 /* --- randomness and output ----------------------------------------------------- */
 
-static uint64_t rng;
+uint64_t rng;
 
-static uint64_t rnd(void)
+uint64_t rnd(void)
 {
 	/* xorshift64* */
 	rng ^= rng >> 12;
@@ -60,19 +41,16 @@ static uint64_t rnd(void)
 	return rng * 2685821657736338717ULL;
 }
 
-static int pick(int n)
+int pick(int n)
 {
 	return (int)(rnd() % (uint64_t)n);
 }
 
-static long step;
-static int verbose;	/* FUZZ_VERBOSE: each call on stderr before it is made */
-static char call[256];		/* the call being made, with its classes */
+long step;
+int verbose;	/* FUZZ_VERBOSE: each call on stderr before it is made */
+char call[256];		/* the call being made, with its classes */
 
-#define SENTINEL 4242		/* errno before each call: no real errno */
-
-static void begin(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void begin(const char *fmt, ...)
+void begin(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -83,7 +61,7 @@ static void begin(const char *fmt, ...)
 	errno = SENTINEL;
 }
 
-static const char *ename(int e)
+const char *ename(int e)
 {
 	static char buf[32];
 	const char *n = strerrorname_np(e);
@@ -95,7 +73,7 @@ static const char *ename(int e)
 
 /* A function that returns an error number (pthread_*, C11 thrd_*): it
  * must leave errno alone. */
-static int res_code(int r, const char *out)
+int res_code(int r, const char *out)
 {
 	int e = errno;
 	printf("%ld %s = %s%s%s%s\n", step, call, r ? ename(r) : "0",
@@ -104,7 +82,7 @@ static int res_code(int r, const char *out)
 }
 
 /* A function that returns -1 and sets errno. */
-static long res_sys(long r, const char *out)
+long res_sys(long r, const char *out)
 {
 	int e = errno;
 	if (r == -1)
@@ -118,10 +96,9 @@ static long res_sys(long r, const char *out)
 
 /* Deadlines: past, near (1 ms ahead: a wait that would block times
  * out), malformed. `far` (1 s ahead) only where nothing blocks. */
-enum { TS_PAST, TS_NEAR, TS_NSEC_1E9, TS_NSEC_NEG, TS_SEC_NEG, TS_NCLASS };
-static const char *const ts_name[] = {"past", "near", "nsec=1e9", "nsec=-1", "sec=-1"};
+const char *const ts_name[] = {"past", "near", "nsec=1e9", "nsec=-1", "sec=-1"};
 
-static struct timespec ts_of(int cls, clockid_t clk)
+struct timespec ts_of(int cls, clockid_t clk)
 {
 	struct timespec t;
 	clock_gettime(clk, &t);
@@ -150,15 +127,14 @@ static struct timespec ts_of(int cls, clockid_t clk)
 	return t;
 }
 
-static const clockid_t clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+const clockid_t clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
 				   CLOCK_MONOTONIC_RAW, 99};
-static const char *const clock_name[] = {"REALTIME", "MONOTONIC", "PROCESS_CPUTIME",
+const char *const clock_name[] = {"REALTIME", "MONOTONIC", "PROCESS_CPUTIME",
 					 "MONOTONIC_RAW", "99"};
 
 /* --- mutexes -------------------------------------------------------------------- */
 
-enum { ST_ZERO, ST_INIT, ST_DEAD };
-static const char *const st_name[] = {"zeroed", "init", "destroyed"};
+const char *const st_name[] = {"zeroed", "init", "destroyed"};
 
 #define NMUTEX 3
 static pthread_mutex_t mx[NMUTEX];
@@ -1078,10 +1054,10 @@ static void g_thrd_sleep(void)
 /* --- descriptors ------------------------------------------------------------------ */
 
 /* Descriptor classes: an open pipe end, a closed number, -1, a huge one. */
-static int pfd[2] = {-1, -1};
+int pfd[2] = {-1, -1};
 static int pipe_bytes;		/* in the pipe, as this thread put them */
 
-static int fd_of(int c, const char **name)
+int fd_of(int c, const char **name)
 {
 	switch (c) {
 	case 0: *name = "pipe-r"; return pfd[0];
@@ -1694,11 +1670,7 @@ static void g_atfork(void)
 
 /* Each generator, with the interposed functions it calls (a name may
  * appear under several). tests/fuzz/coverage.sh reads these lines. */
-#define GEN(fn, names) {fn, names}
-static const struct gen {
-	void (*fn)(void);
-	const char *names;
-} gens[] = {
+static const struct gen gens[] = {
 	GEN(g_mutex_init, "pthread_mutex_init __pthread_mutex_init"),
 	GEN(g_mutex_lock, "pthread_mutex_lock __pthread_mutex_lock"),
 	GEN(g_mutex_trylock, "pthread_mutex_trylock __pthread_mutex_trylock"),
@@ -1800,11 +1772,49 @@ static const struct gen {
 };
 #define NGEN (sizeof gens / sizeof gens[0])
 
+/* Every table: this file's, then each group's (tests/fuzz/fuzz.h). */
+static const struct {
+	const char *name;
+	const struct gen *g;
+	const size_t *n;
+} tables[] = {
+	{"sync", gens, NULL},
+	{"sig", gens_sig, &ngens_sig},
+	{"io", gens_io, &ngens_io},
+	{"net", gens_net, &ngens_net},
+	{"proc", gens_proc, &ngens_proc},
+};
+#define NTABLE (sizeof tables / sizeof tables[0])
+
+static const char *only;	/* FUZZ_GROUP: draw from that table alone */
+
+static size_t table_len(size_t t)
+{
+	if (only && strcmp(only, tables[t].name) != 0)
+		return 0;
+	return tables[t].n ? *tables[t].n : NGEN;
+}
+
+/* The generator number k of all tables together. */
+static const struct gen *gen_at(size_t k)
+{
+	for (size_t t = 0; t < NTABLE; t++) {
+		if (k < table_len(t))
+			return &tables[t].g[k];
+		k -= table_len(t);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	only = getenv("FUZZ_GROUP");
+	size_t ngen = 0;
+	for (size_t t = 0; t < NTABLE; t++)
+		ngen += table_len(t);
 	if (argc > 1 && strcmp(argv[1], "--list") == 0) {
-		for (size_t i = 0; i < NGEN; i++)
-			printf("%s\n", gens[i].names);
+		for (size_t k = 0; k < ngen; k++)
+			printf("%s\n", gen_at(k)->names);
 		return 0;
 	}
 	if (argc < 2) {
@@ -1816,9 +1826,14 @@ int main(int argc, char **argv)
 	long calls = argc > 2 ? atol(argv[2]) : 2000;
 	rng = seed * 0x9E3779B97F4A7C15ULL + 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!ngen) {
+		fprintf(stderr, "fuzz: FUZZ_GROUP=%s: no such group, or it is empty "
+			"(sync, sig, io, net, proc)\n", only);
+		return 2;
+	}
 	printf("seed %llu calls %ld\n", (unsigned long long)seed, calls);
 	for (step = 1; step <= calls; step++)
-		gens[pick((int)NGEN)].fn();
+		gen_at((size_t)pick((int)ngen))->fn();
 	printf("end\n");
 	return 0;
 }

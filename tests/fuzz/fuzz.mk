@@ -6,6 +6,8 @@
 #   make fuzz-long SECONDS=600    random seeds for that long
 
 check_PROGRAMS += tests/fuzz/fuzz
+tests_fuzz_fuzz_SOURCES = tests/fuzz/fuzz.c tests/fuzz/fuzz.h tests/fuzz/fuzz_sig.c \
+	tests/fuzz/fuzz_io.c tests/fuzz/fuzz_net.c tests/fuzz/fuzz_proc.c
 tests_fuzz_fuzz_LDADD = $(PROG_LIBS)
 TESTS += tests/fuzz/check.sh tests/fuzz/coverage.sh
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/check.sh tests/fuzz/coverage.sh \
