@@ -67,7 +67,7 @@ static struct m *m_alloc(void)
 	struct m *mp = rt_mmap(sizeof(struct m), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS);
 	if (!mp)
-		rt_throw("m_alloc: out of memory");
+		return NULL;
 	mp->id = xadd(&sched.mcount, 1);
 	mp->rand = 0x9E3779B97F4A7C15ull * (uint64_t)(mp->id + 1);
 	rt_lock(&sched.lock);
@@ -92,6 +92,25 @@ static struct m *m_take_spare(void)
 	if (mp)
 		mp->spawnlink = NULL;
 	return mp;
+}
+
+void m_start_failed(struct p *pp, bool spinning, int err)
+{
+	static _Atomic int warned;
+	if (!xchg(&warned, 1))
+		rt_printf(2, "gmp: warning: cannot create an OS thread for a processor "
+			  "(error %d%s); running with fewer threads until one can be "
+			  "made\n", err, err == EAGAIN ? ", EAGAIN: RLIMIT_NPROC reached?" :
+			  err == ENOMEM ? ", ENOMEM: no memory or mapping left" : "");
+	if (spinning)
+		xadd(&sched.nmspinning, -1);
+	if (pp) {
+		rt_lock(&sched.lock);
+		pp->link = sched.pidle;
+		sched.pidle = pp;
+		xadd(&sched.npidle, 1);
+		rt_unlock(&sched.lock);
+	}
 }
 
 void m_spawn_failed(struct m *mp)
@@ -160,6 +179,10 @@ void m_start(struct p *pp, bool spinning)
 		nmp = m_take_spare();
 		if (!nmp)
 			nmp = m_alloc();
+		if (!nmp) {
+			m_start_failed(pp, spinning, ENOMEM);
+			return;
+		}
 		nmp->spinning = spinning;
 		nmp->nextp = pp;
 		sysmon_spawn_m(nmp);
@@ -378,6 +401,8 @@ void *m_main(void *arg)
 int m_new_locked(struct g *gp, const cpu_set_t *mask, size_t size)
 {
 	struct m *mp = m_alloc();
+	if (!mp)
+		return EAGAIN;
 	if (mask) {
 		/* at least a cpu_set_t, so later masks of that size fit */
 		size_t cap = size > sizeof(cpu_set_t) ? size : sizeof(cpu_set_t);

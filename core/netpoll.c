@@ -123,6 +123,15 @@ static struct pdesc *pd_alloc(void)
 	return pd;
 }
 
+static void pd_release(struct pdesc *pd);
+
+void netpoll_reserve(void)
+{
+	struct pdesc *pd = pd_alloc();
+	if (pd)
+		pd_release(pd);
+}
+
 static void pd_release(struct pdesc *pd)
 {
 	rt_lock(&pd_lock);

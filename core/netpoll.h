@@ -60,6 +60,11 @@ struct np_waiter {
  * or the error of creating the epoll instance or of epoll_ctl. Valid TLS
  * or not; no malloc. */
 struct pdesc *netpoll_open(int fd, int *err);
+/* Make the first poll descriptors (a slab) now, at start-up: a program
+ * whose memory mappings run out later can still wait on its first
+ * descriptors in the poller rather than in system calls that each hold
+ * an OS thread libgmp might not be able to make. */
+void netpoll_reserve(void);
 /* fd is about to be closed (or replaced): drop its registration, wake
  * every G waiting on it with EBADF, and release pd. Not for g0. */
 void netpoll_close(struct pdesc *pd, int fd);

@@ -1374,8 +1374,10 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 		if (!pp)
 			rt_throw("sched_init: out of memory");
 		pp->id = i;
+		timers_init(&pp->timers);
 		sched.allp[i] = pp;
 	}
+	netpoll_reserve();
 	for (int i = nprocs - 1; i >= 1; i--)
 		pidleput(sched.allp[i]);
 

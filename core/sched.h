@@ -524,6 +524,10 @@ void m_start(struct p *pp, bool spinning);
 /* sysmon: mp's OS thread could not be made; its P is given back by the
  * caller, and mp waits to be used by the next m_start. */
 void m_spawn_failed(struct m *mp);
+/* No M could be had for pp (no memory for one, or its OS thread could
+ * not be made; err says why): warned once, and pp (if any) goes back to
+ * the idle Ps, spinning undone. Whoever makes work next tries again. */
+void m_start_failed(struct p *pp, bool spinning, int err);
 /* A dedicated M for gp (pinned to mask when mask is not NULL; else for
  * a priority-protect mutex). Valid TLS (starts a thread). Returns 0 or an
  * errno value. gp runs only there from its next scheduling on. */

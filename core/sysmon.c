@@ -91,24 +91,11 @@ void sysmon_spawn_m(struct m *mp)
 /* The thread for mp could not be created: give its P back. */
 static void spawn_failed(struct m *mp, int err)
 {
-	static _Atomic int warned;
-	if (!xchg(&warned, 1))
-		rt_printf(2, "gmp: warning: cannot create an OS thread for a processor "
-			  "(error %d%s); running with fewer threads until one can be "
-			  "made\n", err, err == EAGAIN ? ", EAGAIN: RLIMIT_NPROC reached?" : "");
 	struct p *pp = mp->nextp;
 	mp->nextp = NULL;
-	if (mp->spinning) {
-		mp->spinning = false;
-		xadd(&sched.nmspinning, -1);
-	}
-	if (pp) {
-		rt_lock(&sched.lock);
-		pp->link = sched.pidle;
-		sched.pidle = pp;
-		xadd(&sched.npidle, 1);
-		rt_unlock(&sched.lock);
-	}
+	bool spinning = mp->spinning;
+	mp->spinning = false;
+	m_start_failed(pp, spinning, err);
 	m_spawn_failed(mp);
 }
 

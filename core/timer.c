@@ -15,6 +15,24 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+/* Room for this many timers per P is reserved when the P is made
+ * (timers_init): address space only, whose pages are touched as timers
+ * come. Adding a timer then needs no new mapping up to there: a sleep or
+ * a timed wait must not fail where the process has no mapping or address
+ * space left (NPTL's need none). Beyond it the heap grows with mremap. */
+#define TIMER_RESERVE (1u << 17)
+
+void timers_init(struct timers *ts)
+{
+	void *p = (void *)arch_syscall6(SYS_mmap, 0, (long)(TIMER_RESERVE * sizeof(struct timer *)),
+					PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if ((long)p < 0 && (long)p > -4096)
+		rt_throw("timers_init: no address space for a processor's timers");
+	ts->heap = p;
+	ts->cap = TIMER_RESERVE;
+}
+
 static void heap_grow(struct timers *ts)
 {
 	uint32_t ncap = ts->cap ? ts->cap * 2 : 512;

@@ -39,6 +39,9 @@ struct timers {
 	 * to decide cheaply whether the heap needs a look. */
 	_Atomic int64_t minwhen;
 };
+/* Reserve a new P's heap (address space for many timers, see
+ * TIMER_RESERVE in timer.c). */
+void timers_init(struct timers *ts);
 
 /* In the child of fork: forget every timer (their threads are gone). */
 void timers_after_fork(struct timers *ts);

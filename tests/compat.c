@@ -330,6 +330,19 @@ Test(compat, blocking_calls_wait_with_no_descriptor_free, .timeout = 60)
 	same_as_nptl_arg("limits", "nofile", (const char *[]){"GMPMAXPROCS=1", NULL}, 20);
 }
 
+/* No memory mapping left (vm.max_map_count taken): threads blocked in
+ * reads, poll, sleeps and a condition variable are all woken, round after
+ * round, as under NPTL. libgmp ended the process ("timer_add: out of
+ * memory for the timer heap", then "m_alloc: out of memory"); with one
+ * processor, a poll that could not get a poll descriptor waited as a
+ * system call whose OS thread libgmp could not replace, and main's sleep
+ * never ended. */
+Test(compat, blocking_calls_wait_with_no_mapping_free, .timeout = 90)
+{
+	same_as_nptl_arg("limits", "maps", (const char *[]){"GMPMAXPROCS=2", NULL}, 30);
+	same_as_nptl_arg("limits", "maps", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
+}
+
 /* After setuid(nobody) the process is no longer dumpable and its
  * /proc/self/task/TID/syscall files belong to root: libgmp could not read
  * where a thread blocked in an inline system call was, never took its

@@ -18,6 +18,19 @@
  *                   them) while main sleeps, then writes to each: all
  *                   must be woken and joined. As another user it says
  *                   so and does nothing.
+ *   limits maps     every memory mapping the kernel allows is taken
+ *                   (vm.max_map_count: a reserved region split page by
+ *                   page until mprotect says ENOMEM), after threads were
+ *                   started that block in read() on a socket and on a
+ *                   pipe after poll(), in sleeps and on a condition
+ *                   variable. With no mapping left, a new mmap fails
+ *                   (ENOMEM), pthread_create makes a thread or says
+ *                   EAGAIN (NPTL has no stack to give; libgmp may reuse
+ *                   one it holds), and every blocked thread is woken in
+ *                   each of the
+ *                   rounds; once the mappings are given back a thread
+ *                   is created and joined. No wake-up or timer may be
+ *                   lost, and nothing may crash or hang.
  *   limits nproc    the same with RLIMIT_NPROC lowered first to what
  *                   NPTL needs (the 7 threads) plus one (libgmp's
  *                   service thread); a lower limit under NPTL makes
@@ -32,6 +45,7 @@
 #include <pthread.h>
 #include <sys/resource.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #define LIMIT 64
@@ -157,6 +171,89 @@ static int nofile(void)
 	return 0;
 }
 
+static int maps_test(void)
+{
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %s", strerror(errno));
+	CHECK(pipe(pp) == 0, "pipe: %s", strerror(errno));
+	pthread_t r, p, s, c;
+	CHECK(pthread_create(&r, NULL, sock_reader, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&p, NULL, pipe_poller, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&s, NULL, sleeper, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&c, NULL, cond_waiter, NULL) == 0, "pthread_create");
+
+	/* a reserved region (no memory behind it) made into one mapping per
+	 * page by giving every other page another protection */
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), npages = 300000;
+	char *base = mmap(NULL, npages * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	CHECK(base != MAP_FAILED, "mmap of the reserve: %s", strerror(errno));
+	int e = 0;
+	for (size_t i = 1; i < npages; i += 2)
+		if (mprotect(base + i * pg, pg, PROT_READ) != 0) {
+			e = errno;
+			break;
+		}
+	CHECK(e == ENOMEM, "mprotect stopped with %s, not ENOMEM", e ? strerror(e) : "no error");
+	/* the last few (a split takes two): pages of shared memory of their
+	 * own, which cannot join a neighbouring mapping */
+	void *q;
+	int last = 0;
+	while ((q = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)) !=
+	       MAP_FAILED)
+		CHECK(++last < 16, "still mapping after %d more", last);
+	CHECK(errno == ENOMEM, "a new mapping: %s", strerror(errno));
+	printf("every mapping taken: mmap says ENOMEM\n");
+
+	long sent = 0;
+	int created = 0, refused = 0, other = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		usleep(2000);	/* the readers block first, most rounds */
+		char b = (char)(i + 1);
+		CHECK(write(sv[0], &b, 1) == 1, "write(socket): %s", strerror(errno));
+		CHECK(write(pp[1], &b, 1) == 1, "write(pipe): %s", strerror(errno));
+		sent += b;
+		pthread_mutex_lock(&mu);
+		token++;
+		pthread_cond_broadcast(&cv);
+		while (token != 2 * i + 2)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+		pthread_t t;
+		int err = pthread_create(&t, NULL, noop, NULL);
+		if (err == 0) {
+			created++;
+			CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+		} else if (err == EAGAIN) {
+			refused++;
+		} else {
+			other = err;
+		}
+	}
+	CHECK(other == 0, "pthread_create failed with %s, not EAGAIN", strerror(other));
+	void *gr, *gp;
+	CHECK(pthread_join(r, &gr) == 0, "pthread_join");
+	CHECK(pthread_join(p, &gp) == 0, "pthread_join");
+	CHECK(pthread_join(s, NULL) == 0, "pthread_join");
+	CHECK(pthread_join(c, NULL) == 0, "pthread_join");
+	CHECK((long)gr == sent && (long)gp == sent, "read %ld and %ld, sent %ld", (long)gr,
+	      (long)gp, sent);
+	/* NPTL has no stack to give (EAGAIN every time); libgmp may reuse
+	 * one it holds. Both are right: only another error is wrong. */
+	fprintf(stderr, "pthread_create with no mapping free: %d made, %d EAGAIN\n", created,
+		refused);
+	printf("with no mapping free: %d rounds of blocking reads (socket, pipe after poll), "
+	       "sleeps and a condition variable, all woken; pthread_create made a thread or "
+	       "said EAGAIN\n", ROUNDS);
+
+	CHECK(munmap(base, npages * pg) == 0, "munmap: %s", strerror(errno));
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, noop, NULL) == 0, "pthread_create after the mappings came back");
+	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+	printf("mappings given back: a thread is created and joined\n");
+	printf("DONE maps\n");
+	return 0;
+}
+
 #define NSU 6
 static int sup[NSU][2];
 
@@ -216,10 +313,12 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 	if (strcmp(what, "nofile") == 0)
 		return nofile();
+	if (strcmp(what, "maps") == 0)
+		return maps_test();
 	if (strcmp(what, "setuid") == 0)
 		return setuid_test(false);
 	if (strcmp(what, "nproc") == 0)
 		return setuid_test(true);
-	fprintf(stderr, "usage: limits nofile|setuid|nproc\n");
+	fprintf(stderr, "usage: limits nofile|maps|setuid|nproc\n");
 	return 2;
 }
