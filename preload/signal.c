@@ -65,7 +65,13 @@ static void default_action(int sig)
 	/* the signal may end the process: the trace goes out first */
 	if (sig != SIGCHLD && sig != SIGURG && sig != SIGWINCH && sig != SIGCONT)
 		trace_finish();
+	/* the program's flags and mask stay, as the kernel keeps them when
+	 * SA_RESETHAND resets a handler (a query then shows them) */
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	if (user_set[sig]) {
+		dfl = user_act[sig];
+		dfl.sa_handler = SIG_DFL;
+	}
 	real_sigaction(sig, &dfl, NULL);
 	atomic_fetch_and(&tramp_set, ~sigq_bit(sig));
 	arch_syscall3(SYS_tgkill, arch_syscall0(SYS_getpid), arch_syscall0(SYS_gettid), sig);
@@ -584,12 +590,21 @@ void gmp_sig_catch(uint64_t set)
 	}
 }
 
-static sighandler_t install(int sig, sighandler_t h, int flags)
+/* glibc's checks: SIG_ERR is no handler, and its reserved signals (32,
+ * 33) are no signals to the program. self: the signal is blocked while
+ * its handler runs (BSD's), else it is not named in the mask. */
+static sighandler_t install(int sig, sighandler_t h, int flags, bool self)
 {
+	if (h == SIG_ERR || sig < 1 || sig >= NSIG || sig == 32 || sig == 33) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
 	struct sigaction a = {0}, old;
 	a.sa_handler = h;
 	a.sa_flags = flags;
 	sigemptyset(&a.sa_mask);
+	if (self)
+		sigaddset(&a.sa_mask, sig);
 	if (sigaction(sig, &a, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
@@ -598,18 +613,18 @@ static sighandler_t install(int sig, sighandler_t h, int flags)
 /* glibc's signal() has BSD semantics: restart, handler stays. */
 GMP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-	return install(sig, h, SA_RESTART);
+	return install(sig, h, SA_RESTART, true);
 }
 
 GMP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
-	return install(sig, h, SA_RESTART);
+	return install(sig, h, SA_RESTART, true);
 }
 
 /* glibc's ssignal is its bsd_signal under another name */
 GMP_EXPORT sighandler_t ssignal(int sig, sighandler_t h)
 {
-	return install(sig, h, SA_RESTART);
+	return install(sig, h, SA_RESTART, true);
 }
 
 /* glibc exports sigaction under this name too; a program that calls it
@@ -621,7 +636,7 @@ GMP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigactio
 
 GMP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-	return install(sig, h, SA_RESETHAND | SA_NODEFER);
+	return install(sig, h, SA_RESETHAND | SA_NODEFER, false);
 }
 
 GMP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)

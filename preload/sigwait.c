@@ -39,6 +39,15 @@
 #define RESERVED (sigq_bit(32) | sigq_bit(33))
 #define UNBLOCKABLE (sigq_bit(SIGKILL) | sigq_bit(SIGSTOP))
 
+/* glibc's headers declare the sets of sigwait, sigsuspend & co nonnull;
+ * a program may still pass NULL, which the kernel answers with EFAULT:
+ * a test the compiler may not drop */
+static bool no_set(const sigset_t *set)
+{
+	const sigset_t *volatile checked = set;
+	return checked == NULL;
+}
+
 static uint64_t set_bits(const sigset_t *set)
 {
 	uint64_t m;
@@ -301,6 +310,12 @@ GMP_EXPORT int sigwait(const sigset_t *set, int *sig)
 	struct g *gp = getg();
 	if (!gp)
 		return real_sigwait(set, sig);
+	if (no_set(set)) {
+		/* the kernel's, on the set it could not read; glibc's sigwait
+		 * leaves it in errno too */
+		errno = EFAULT;
+		return EFAULT;
+	}
 	siginfo_t info;
 	int r = wait_for(gp, set_bits(set), 0, true, &info);
 	if (r < 0)
@@ -315,6 +330,10 @@ GMP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 	struct g *gp = getg();
 	if (!gp)
 		return real_sigwaitinfo(set, info);
+	if (no_set(set)) {
+		errno = EFAULT;
+		return -1;
+	}
 	return wait_info(gp, set, 0, info);
 }
 
@@ -324,6 +343,10 @@ GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct t
 	struct g *gp = getg();
 	if (!gp)
 		return real_sigtimedwait(set, info, t);
+	if (no_set(set)) {
+		errno = EFAULT;	/* the kernel reads the set first */
+		return -1;
+	}
 	int64_t deadline = 0;
 	if (t) {
 		if (t->tv_sec < 0 || t->tv_nsec < 0 || t->tv_nsec >= 1000000000) {
@@ -362,6 +385,10 @@ GMP_EXPORT int sigsuspend(const sigset_t *set)
 	struct g *gp = getg();
 	if (!gp)
 		return real_sigsuspend(set);
+	if (no_set(set)) {
+		errno = EFAULT;
+		return -1;
+	}
 	return suspend(gp, set_bits(set));
 }
 
@@ -385,9 +412,10 @@ GMP_EXPORT int pause(void)
  * results and errors.
  */
 
+/* glibc's sigaddset and sigdelset refuse its reserved signals too */
 static bool valid_sig(int sig)
 {
-	return sig > 0 && sig < NSIG;
+	return sig > 0 && sig < NSIG && sig != 32 && sig != 33;
 }
 
 /* One signal added to (how SIG_BLOCK) or taken from the mask. */
@@ -448,21 +476,21 @@ GMP_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 	return sigismember(&old, sig) ? SIG_HOLD : prev.sa_handler;
 }
 
-/* BSD masks: an int whose bit n - 1 is signal n. */
+/* BSD masks: an int whose bit n - 1 is signal n, as the first word of a
+ * sigset_t (glibc's way: bit 31, its reserved signal 32, is left out by
+ * sigprocmask, and errno is not touched). */
+static void bsd_set(int mask, sigset_t *s)
+{
+	bits_set((uint64_t)(uint32_t)mask, s);
+}
+
 static int bsd_mask(int how, int mask)
 {
 	sigset_t s, old;
-	sigemptyset(&s);
-	for (int sig = 1; sig <= 32 && sig < NSIG; sig++)
-		if ((unsigned)mask & (1u << (sig - 1)))
-			sigaddset(&s, sig);
+	bsd_set(mask, &s);
 	if (sigprocmask(how, how == SIG_BLOCK && !mask ? NULL : &s, &old) < 0)
 		return -1;
-	int r = 0;
-	for (int sig = 1; sig <= 32 && sig < NSIG; sig++)
-		if (sigismember(&old, sig))
-			r |= (int)(1u << (sig - 1));
-	return r;
+	return (int)(uint32_t)set_bits(&old);
 }
 
 GMP_EXPORT int sigblock(int mask)
@@ -498,10 +526,7 @@ static int sig_pause(int sig_or_mask, bool xpg)
 		}
 		sigdelset(&s, sig_or_mask);
 	} else {
-		sigemptyset(&s);
-		for (int sig = 1; sig <= 32 && sig < NSIG; sig++)
-			if ((unsigned)sig_or_mask & (1u << (sig - 1)))
-				sigaddset(&s, sig);
+		bsd_set(sig_or_mask, &s);
 	}
 	return sigsuspend(&s);
 }

@@ -83,7 +83,10 @@ GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	GMP_ENTRY(read, fd, buf, n);
 	struct fdent *e = io_polled(fd);
-	if (!e)
+	/* nothing to read: the file's own answer (0 from a pipe or socket,
+	 * EINVAL from an eventfd, an inotify descriptor's wait), which a
+	 * RWF_NOWAIT read of nothing does not ask for */
+	if (!e || n == 0)
 		return IO_SYSCALL(ssize_t, true, (io_task_file(fd), SYS_READ(fd, buf, n)));
 	door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, false, IO_TRY_NOWAIT, NW_READ(fd, buf, n),
@@ -282,10 +285,11 @@ static ssize_t writev_all(int fd, struct fdent *e, const struct iovec *iov0, int
 {
 	bool once = (flags & MSG_DONTWAIT) || (ld_rlx(&e->flags) & FD_USER_NB);
 	struct iovec small[16], *iov = small;
-	if (n < 0 || n > 1024) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (n < 0 || n > 1024 || (n > 0 && !iov0))
+		/* the kernel's answer, in its order (a descriptor not open
+		 * for writing before the vector): it fails at once */
+		return msg0 ? SYS_SENDMSG(fd, msg0, flags | MSG_DONTWAIT)
+			    : SYS_WRITEV(fd, iov0, n);
 	if (n > 16) {
 		iov = malloc((size_t)n * sizeof *iov);
 		if (!iov) {
@@ -354,10 +358,9 @@ GMP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		return IO_SYSCALL(ssize_t, true, real_sendmsg(fd, msg, flags));
 	}
 	door_testcancel(getg());
-	if (msg->msg_iovlen > 1024) {
-		errno = EMSGSIZE;
-		return -1;
-	}
+	if (!msg || msg->msg_iovlen > 1024)
+		/* the kernel's EFAULT or EMSGSIZE, after its look at fd */
+		return SYS_SENDMSG(fd, msg, flags | MSG_DONTWAIT);
 	return writev_all(fd, e, msg->msg_iov, (int)msg->msg_iovlen, msg, flags);
 }
 

@@ -228,8 +228,13 @@ static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline,
 	struct g *gp = getg();
 	door_testcancel(gp);
 	if (nfds < 0 || nfds > FD_SETSIZE) {
-		errno = EINVAL;
-		return -1;
+		/* the kernel's answer: EINVAL below 0 or above RLIMIT_NOFILE,
+		 * else it looks at the descriptors it has (it caps nfds at
+		 * the size of the descriptor table) */
+		struct timespec left;
+		return GMP_BLOCKING_AGAIN(int, true, false, (void)0,
+					  real_pselect(nfds, r, w, x, timer_left_ts(deadline, &left),
+						       NULL));
 	}
 	struct select_args a = {.nfds = nfds, .r = r, .w = w, .x = x};
 	if (r)

@@ -8,6 +8,10 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <threads.h>
+#include <sys/eventfd.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 static const char *name(int e)
 {
@@ -22,6 +26,8 @@ static const char *name(int e)
 	case EAGAIN: return "EAGAIN";
 	case EPERM: return "EPERM";
 	case ENOTSUP: return "ENOTSUP";
+	case EFAULT: return "EFAULT";
+	case EBADF: return "EBADF";
 	default: return "other";
 	}
 }
@@ -45,6 +51,71 @@ static void *join_self(void *arg)
 static int errno_of(int r)
 {
 	return r == 0 ? 0 : errno;
+}
+
+static void on_sig(int sig)
+{
+	(void)sig;
+}
+
+/* glibc declares these nonnull; a program may pass NULL all the same */
+static sigset_t *volatile null_set;
+static struct iovec *volatile null_iov;
+
+/* the System V and BSD signal calls are what is tested here */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* Found by tests/fuzz (the descriptor and signal generators): each of
+ * these answered otherwise under libgmp, or crashed it. */
+static void fuzz_found(void)
+{
+	int p[2];
+	CHECK(pipe(p) == 0, "pipe");
+	fd_set w;
+	FD_ZERO(&w);
+	FD_SET(p[1], &w);
+	struct timespec zero = {0, 0};
+	/* the kernel caps nfds at its descriptor table; libgmp said EINVAL */
+	printf("%-40s %d\n", "pselect nfds=1025, one writable", pselect(1025, NULL, &w, NULL, &zero, NULL));
+	/* libgmp copied the vector first: a crash, or EINVAL before EBADF */
+	SHOW("writev(pipe-w, NULL, 3)", errno_of(writev(p[1], null_iov, 3)));
+	SHOW("writev(pipe-r, NULL, 26)", errno_of(writev(p[0], null_iov, 26)));
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	SHOW("sendmsg(socket, NULL)", errno_of(sendmsg(sv[0], NULL, 0)));
+	/* a read of nothing asks the file: an eventfd wants 8 bytes */
+	int ev = eventfd(0, EFD_NONBLOCK);
+	char b[8];
+	SHOW("read(eventfd, 0 bytes)", errno_of(read(ev, b, 0)) ? errno : 0);
+	printf("%-40s %zd\n", "read(pipe, 0 bytes)", read(p[0], b, 0));
+	/* BSD's signal: the signal itself blocked in its handler */
+	struct sigaction o;
+	signal(SIGPWR, on_sig);
+	sigaction(SIGPWR, NULL, &o);
+	printf("%-40s %d\n", "signal(): sa_mask has the signal", sigismember(&o.sa_mask, SIGPWR));
+	errno = 0;
+	printf("%-40s %s\n", "signal(SIG_ERR)", signal(SIGPWR, SIG_ERR) == SIG_ERR ? name(errno) : "taken");
+	SHOW("sighold(32)", errno_of(sighold(32)));
+	SHOW("sigrelse(33)", errno_of(sigrelse(33)));
+	errno = 0;
+	int old = sigblock((1 << (SIGPWR - 1)) | (int)(1u << 31));
+	printf("%-40s %s\n", "sigblock(PWR | bit 31): errno", name(errno));
+	sigsetmask(old);
+	SHOW("sigsuspend(NULL)", errno_of(sigsuspend(null_set)));
+	int sig;
+	errno = 0;
+	int r = sigwait(null_set, &sig);
+	printf("%-40s %s errno %s\n", "sigwait(NULL)", name(r), name(errno));
+	SHOW("sigwaitinfo(NULL)", errno_of(sigwaitinfo(null_set, NULL)));
+	SHOW("sigtimedwait(NULL)", errno_of(sigtimedwait(null_set, NULL, &zero)));
+	/* SA_RESETHAND keeps the flags when it resets the action */
+	sysv_signal(SIGWINCH, on_sig);
+	raise(SIGWINCH);
+	raise(SIGWINCH);
+	sigaction(SIGWINCH, NULL, &o);
+	printf("%-40s %s, SA_RESETHAND %d, SA_NODEFER %d\n", "sysv_signal handler after two raises",
+	       o.sa_handler == SIG_DFL ? "SIG_DFL" : "other", !!(o.sa_flags & SA_RESETHAND),
+	       !!(o.sa_flags & SA_NODEFER));
 }
 
 /* Found by tests/fuzz: glibc checks a deadline (its clock, its
@@ -220,6 +291,7 @@ int main(int argc, char **argv)
 	printf("%-40s %u\n", "sleep(0)", sleep(0));
 	shared_deadlines();
 	pi_owner();
+	fuzz_found();
 	printf("DONE\n");
 	return 0;
 }
