@@ -49,6 +49,18 @@ void gmp_sig_blocked(uint64_t set);
 /* signal.c: keep libgmp's trampoline on SCHED_SIG (core/sched.h), for
  * sysmon's requests, with the program's own action behind it. */
 void gmp_signal_init(void);
+/* sigwait.c: a call that applies a signal mask of its own in the kernel
+ * (ppoll, pselect, epoll_pwait): for its length the G's mask is `mask`,
+ * and a signal of the G's that libgmp holds (sent while the G blocked
+ * it) and mask lets through is made the kernel's (a nudge to this OS
+ * thread, kept pending by its mask until the call applies mask), so that
+ * its handler runs and the call ends with EINTR, as under NPTL. Returns
+ * the mask to give back with gmp_call_mask_end after the call. */
+uint64_t gmp_call_mask_begin(struct g *gp, const sigset_t *mask);
+void gmp_call_mask_end(struct g *gp, uint64_t old);
+/* signal.c: nudge this OS thread for each signal routed to gp that gp
+ * does not block. */
+void gmp_renudge(struct g *gp);
 /* signal.c: send info to G gp (pthread_kill). 0 or an errno value. */
 int gmp_signal_g(struct g *gp, const siginfo_t *info);
 /* signal.c: kill or sigqueue (val set) from a G to its own process:

@@ -118,9 +118,7 @@ static void call_handler(int sig, siginfo_t *info, void *uc)
 
 static long nudge_self(int sig);
 
-/* Nudge this OS thread for each signal routed to gp that it does not
- * block. */
-static void renudge(struct g *gp)
+void gmp_renudge(struct g *gp)
 {
 	uint64_t can = ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask);
 	while (can) {
@@ -202,7 +200,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		 * raise them again now, for the kernel to deliver once this
 		 * handler's frame returns (or here, if nothing blocks it) */
 		if ((gp->sig_deferred || unblocked) && !gp->preemptoff)
-			renudge(gp);
+			gmp_renudge(gp);
 	}
 }
 

@@ -81,6 +81,33 @@ static uint64_t set_mask(struct g *gp, uint64_t mask)
 	return old;
 }
 
+uint64_t gmp_call_mask_begin(struct g *gp, const sigset_t *mask)
+{
+	uint64_t m = set_bits(mask) & ~(RESERVED | UNBLOCKABLE);
+	uint64_t old = ld_rlx(&gp->sigmask);
+	st_rel(&gp->sigmask, m);
+	sigq_mask_change(old, m);
+	if (m & ~old)
+		gmp_sig_blocked(m & ~old);
+	if (old & ~m) {
+		/* the process's signals it now takes come to it (each routed
+		 * one nudges this thread), and so do its own */
+		sigq_reroute(sched_my_p());
+		gmp_renudge(gp);
+	}
+	return old;
+}
+
+void gmp_call_mask_end(struct g *gp, uint64_t old)
+{
+	uint64_t m = ld_rlx(&gp->sigmask);
+	st_rel(&gp->sigmask, old);
+	sigq_mask_change(m, old);
+	if (old & ~m)
+		gmp_sig_blocked(old & ~m);
+	/* the kernel's mask was old's throughout (the call applied its own) */
+}
+
 static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
 {
 	struct g *gp = getg();

@@ -150,8 +150,10 @@ static bool retarget(int fd, int from, int to)
 	long off = arch_syscall3(SYS_lseek, fd, 0, SEEK_CUR);
 	if (fl < 0 || fdfl < 0)
 		return false;
+	/* every status flag the descriptor has (O_PATH, O_APPEND, O_NOATIME,
+	 * O_DIRECT, ...): the new one must answer as the old would have */
 	int nfd = (int)arch_syscall4(SYS_openat, AT_FDCWD, path,
-				     (fl & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC, 0);
+				     (fl & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC)) | O_CLOEXEC, 0);
 	if (nfd < 0)
 		return false;
 	if (off > 0)

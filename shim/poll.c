@@ -22,6 +22,7 @@
  */
 #include "core/timer.h"
 #include "shim/io.h"
+#include "preload/runtime.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -181,8 +182,12 @@ GMP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	if (mask) {
 		int64_t deadline = timer_rel_deadline(ts);
 		struct timespec left, *lp = (struct timespec *)ts;
-		return GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
-				      real_ppoll(fds, n, lp, mask));
+		struct g *gp = getg();
+		uint64_t old = gmp_call_mask_begin(gp, mask);
+		int r = GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
+					   real_ppoll(fds, n, lp, mask));
+		gmp_call_mask_end(gp, old);
+		return r;
 	}
 	return g_poll(fds, n, timer_rel_deadline(ts), ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
 }
@@ -332,8 +337,12 @@ GMP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct t
 		/* the kernel leaves the sets as they were on EINTR */
 		int64_t deadline = timer_rel_deadline(ts);
 		struct timespec left, *lp = (struct timespec *)ts;
-		return GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
-					  real_pselect(nfds, r, w, x, lp, mask));
+		struct g *gp = getg();
+		uint64_t old = gmp_call_mask_begin(gp, mask);
+		int ret = GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
+					     real_pselect(nfds, r, w, x, lp, mask));
+		gmp_call_mask_end(gp, old);
+		return ret;
 	}
 	return g_select(nfds, r, w, x, timer_rel_deadline(ts),
 			ts && ts->tv_sec == 0 && ts->tv_nsec == 0);
@@ -402,8 +411,12 @@ GMP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeou
 		return real_epoll_pwait(epfd, ev, max, timeout, mask);
 	if (mask) {
 		int64_t deadline = timer_ms_deadline(timeout);
-		return GMP_BLOCKING_AGAIN(int, true, false, timeout = timer_left_ms(deadline),
-				      real_epoll_pwait(epfd, ev, max, timeout, mask));
+		struct g *gp = getg();
+		uint64_t old = gmp_call_mask_begin(gp, mask);
+		int r = GMP_BLOCKING_AGAIN(int, true, false, timeout = timer_left_ms(deadline),
+					   real_epoll_pwait(epfd, ev, max, timeout, mask));
+		gmp_call_mask_end(gp, old);
+		return r;
 	}
 	return g_epoll_wait(epfd, ev, max, timer_ms_deadline(timeout), timeout == 0);
 }
@@ -421,8 +434,12 @@ GMP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	if (mask) {
 		int64_t deadline = timer_rel_deadline(ts);
 		struct timespec left, *lp = (struct timespec *)ts;
-		return GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
-				      real_epoll_pwait2(epfd, ev, max, lp, mask));
+		struct g *gp = getg();
+		uint64_t old = gmp_call_mask_begin(gp, mask);
+		int r = GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
+					   real_epoll_pwait2(epfd, ev, max, lp, mask));
+		gmp_call_mask_end(gp, old);
+		return r;
 	}
 	return g_epoll_wait(epfd, ev, max, timer_rel_deadline(ts),
 			    ts && ts->tv_sec == 0 && ts->tv_nsec == 0);

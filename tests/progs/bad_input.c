@@ -8,6 +8,8 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <threads.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -56,6 +58,14 @@ static int errno_of(int r)
 static void on_sig(int sig)
 {
 	(void)sig;
+}
+
+static volatile sig_atomic_t winches;
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	winches++;
 }
 
 /* glibc declares these nonnull; a program may pass NULL all the same */
@@ -108,6 +118,32 @@ static void fuzz_found(void)
 	printf("%-40s %s errno %s\n", "sigwait(NULL)", name(r), name(errno));
 	SHOW("sigwaitinfo(NULL)", errno_of(sigwaitinfo(null_set, NULL)));
 	SHOW("sigtimedwait(NULL)", errno_of(sigtimedwait(null_set, NULL, &zero)));
+	/* a signal the thread blocks, sent to itself, ends a ppoll whose
+	 * mask lets it through (libgmp held it where the kernel could not
+	 * see it: ppoll waited, and the handler ran only afterwards) */
+	struct sigaction wa = {0};
+	wa.sa_handler = on_winch;
+	sigaction(SIGWINCH, &wa, NULL);
+	sigset_t block, during;
+	sigemptyset(&block);
+	sigaddset(&block, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &block, &during);
+	pthread_kill(pthread_self(), SIGWINCH);
+	struct pollfd pf = {p[0], POLLIN, 0};
+	struct timespec ms = {0, 1000000};
+	errno = 0;
+	int pr = ppoll(&pf, 1, &ms, &during);
+	printf("%-40s %d %s, handler ran %d\n", "ppoll with a pending signal let through", pr,
+	       pr < 0 ? (errno == EINTR ? "EINTR" : "other") : "-", winches);
+	pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+	/* a descriptor opened with O_PATH reads nothing, also after the
+	 * thread moved between OS threads (libgmp reopened it without) */
+	int op = open("/proc/thread-self/comm", O_PATH);
+	for (int i = 0; i < 40; i++)
+		usleep(1000);
+	char c;
+	SHOW("read(O_PATH /proc/thread-self/comm)", errno_of((int)read(op, &c, 1)));
+	close(op);
 	/* SA_RESETHAND keeps the flags when it resets the action */
 	sysv_signal(SIGWINCH, on_sig);
 	raise(SIGWINCH);
