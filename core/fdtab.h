@@ -41,6 +41,7 @@
 #define FD_POLLFIRST_R	0x8	/* RWF_NOWAIT refused for reads: poll first */
 #define FD_POLLFIRST_W	0x10	/* and for writes */
 #define FD_TASKFILE	0x20	/* a thread's file under /proc (shim/file.c) */
+#define FD_LISTENS	0x40	/* a socket that listens (shim/net.c accept4) */
 
 struct fdent {
 	_Atomic uint32_t flags;

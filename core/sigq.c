@@ -372,6 +372,26 @@ static bool before(const struct sigrec *a, const struct sigrec *b)
 
 /* The record sigq_take_mask would take now, in that order; NULL if none.
  * Its state in *st. */
+void sigq_discard(int sig)
+{
+	for (int i = 0; i < SIGQ_MAX; i++) {
+		struct sigrec *r = &recs[i];
+		uint32_t st = ld_acq(&r->state);
+		if ((st != REC_POSTED && st != REC_ROUTED) || r->info.si_signo != sig ||
+		    !cas_val(&r->state, st, (uint32_t)REC_TAKING))
+			continue;
+		/* taken here: target is stable */
+		struct g *gp = r->target;
+		if (st == REC_POSTED)
+			xadd(&nposted, -1);
+		else
+			xadd(&nrouted, -1);
+		st_rel(&r->state, (uint32_t)REC_FREE);
+		if (st == REC_ROUTED && gp)
+			settle_pend(gp, sig);
+	}
+}
+
 static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t *st)
 {
 	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))

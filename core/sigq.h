@@ -72,6 +72,10 @@ void sigq_reroute_soon(void);
 /* The signal in accept that sigq_take_mask would take now, or 0; *own:
  * it was sent to gp itself, not to the process. */
 int sigq_next(struct g *gp, uint64_t accept, bool process, bool *own);
+/* Every instance of sig pending for the process or a thread is dropped
+ * (its action became SIG_IGN, or SIG_DFL where the default is to ignore,
+ * which discards pending instances, as the kernel's sigaction does). */
+void sigq_discard(int sig);
 /* On gp: take one signal in `accept` routed to gp, or (process) one
  * pending for the process, in the kernel's order: the ones sent to gp
  * before the process's, the lowest-numbered first, the first posted of

@@ -494,6 +494,12 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 			atomic_fetch_and(&tramp_set, ~sigq_bit(sig));
 	}
 	bool handler = r == 0 && act && is_handler(act);
+	/* an action that ignores the signal discards its pending instances,
+	 * libgmp's too (POSIX; the kernel does it for its own) */
+	if (r == 0 && act && (act->sa_handler == SIG_IGN ||
+			      (act->sa_handler == SIG_DFL && (sig == SIGCHLD || sig == SIGCONT ||
+							      sig == SIGWINCH || sig == SIGURG))))
+		sigq_discard(sig);
 	if (r == 0) {
 		bool ours = (kold.sa_flags & SA_SIGINFO) && kold.sa_sigaction == trampoline;
 		if (oact)

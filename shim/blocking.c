@@ -68,7 +68,9 @@ GMP_EXPORT int fdatasync(int fd)
 GMP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
 {
 	GMP_ENTRY(msgrcv, id, msg, size, type, flags);
-	if (flags & IPC_NOWAIT)
+	/* MSG_COPY without IPC_NOWAIT is the kernel's EINVAL: a try with
+	 * IPC_NOWAIT added would take a copy */
+	if (flags & (IPC_NOWAIT | MSG_COPY))
 		return real_msgrcv(id, msg, size, type, flags);
 	struct g *gp = getg();
 	if (gp)
@@ -98,8 +100,16 @@ GMP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
 	return GMP_BLOCKING_AGAIN(int, true, true, (void)0, real_msgsnd(id, msg, size, flags));
 }
 
-static bool all_nowait(const struct sembuf *ops, size_t n)
+/* Also true where the kernel fails at once, before it looks at the
+ * operations' flags: none given, or a vector it cannot read (NULL), or
+ * (t) a malformed timeout, which it rejects before doing anything. */
+static bool all_nowait(const struct sembuf *ops, size_t n, const struct timespec *t)
 {
+	const struct sembuf *volatile checked = ops;
+	if (n == 0 || !checked)
+		return true;
+	if (t && (t->tv_sec < 0 || t->tv_nsec < 0 || t->tv_nsec >= 1000000000))
+		return true;
 	for (size_t i = 0; i < n; i++)
 		if (!(ops[i].sem_flg & IPC_NOWAIT))
 			return false;
@@ -123,7 +133,7 @@ static int semop_nowait(int id, const struct sembuf *ops, size_t n)
 GMP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 {
 	GMP_ENTRY(semop, id, ops, n);
-	if (all_nowait(ops, n))
+	if (all_nowait(ops, n, NULL))
 		return real_semop(id, ops, n);
 	if (n > SEMOP_TRY_MAX)
 		return GMP_BLOCKING_AGAIN(int, false, false, (void)0, real_semop(id, ops, n));
@@ -138,7 +148,7 @@ GMP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 GMP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *t)
 {
 	GMP_ENTRY(semtimedop, id, ops, n, t);
-	if (all_nowait(ops, n))
+	if (all_nowait(ops, n, t))
 		return real_semtimedop(id, ops, n, t);
 	/* again after a spurious EINTR with the time left */
 	int64_t deadline = t && t->tv_nsec >= 0 && t->tv_nsec < 1000000000 ? timer_rel_deadline(t) : 0;

@@ -77,6 +77,14 @@ int io_wait(int fd, struct fdent *e, int mode, struct iowait *w)
 	}
 }
 
+static size_t iov_total(const struct iovec *iov, int n)
+{
+	size_t t = 0;
+	for (int i = 0; i < n; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
 /* --- reads --------------------------------------------------------------- */
 
 GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
@@ -118,6 +126,15 @@ static ssize_t recv_loop(int fd, struct fdent *e, void *buf, size_t n, int flags
 {
 	bool once = flags & MSG_DONTWAIT;
 	bool all = (flags & MSG_WAITALL) && !once && !(ld_rlx(&e->flags) & FD_USER_NB);
+	if (all) {
+		/* MSG_WAITALL means nothing to a datagram socket (one
+		 * datagram per call, as the kernel gives it) */
+		int type = 0;
+		socklen_t tl = sizeof type;
+		if (arch_syscall6(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, (long)&type, (long)&tl, 0) != 0 ||
+		    type != SOCK_STREAM)
+			all = false;
+	}
 	size_t done = 0;
 	for (;;) {
 		ssize_t r = IO_POLLED(fd, e, NP_READ, true, once, IO_TRY_FLAG,
@@ -142,6 +159,10 @@ GMP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct socka
 			return real_recvfrom(fd, buf, n, flags, addr, alen);
 		return IO_SYSCALL(ssize_t, true, real_recvfrom(fd, buf, n, flags, addr, alen));
 	}
+	/* nothing to read, or the error queue (never waited on): the
+	 * kernel's own answer, after its own wait (SO_RCVTIMEO) if any */
+	if (n == 0 || (flags & MSG_ERRQUEUE))
+		return IO_SYSCALL(ssize_t, true, real_recvfrom(fd, buf, n, flags, addr, alen));
 	door_testcancel(getg());
 	return recv_loop(fd, e, buf, n, flags, addr, alen);
 }
@@ -175,6 +196,13 @@ GMP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 			return real_recvmsg(fd, msg, flags);
 		return IO_SYSCALL(ssize_t, true, SYS_RECVMSG(fd, msg, flags));
 	}
+	/* as recvfrom: no message header, nothing to read, or the error
+	 * queue get the kernel's own answer */
+	struct msghdr *volatile checked = msg;
+	if (!checked || (flags & MSG_ERRQUEUE) ||
+	    (msg->msg_iov && iov_total(msg->msg_iov, (int)msg->msg_iovlen) == 0 &&
+	     msg->msg_iovlen <= 1024))
+		return IO_SYSCALL(ssize_t, true, SYS_RECVMSG(fd, msg, flags));
 	door_testcancel(getg());
 	return IO_POLLED(fd, e, NP_READ, true, flags & MSG_DONTWAIT, IO_TRY_FLAG,
 			 SYS_RECVMSG(fd, msg, flags | MSG_DONTWAIT), SYS_RECVMSG(fd, msg, flags));
@@ -267,13 +295,6 @@ static int iov_advance(struct iovec *iov, int n, size_t done, int *first)
 	return n - i;
 }
 
-static size_t iov_total(const struct iovec *iov, int n)
-{
-	size_t t = 0;
-	for (int i = 0; i < n; i++)
-		t += iov[i].iov_len;
-	return t;
-}
 
 /*
  * writev and sendmsg on a polled descriptor in blocking mode: go on after
@@ -373,6 +394,8 @@ GMP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 			return real_sendmmsg(fd, vec, n, flags);
 		return IO_SYSCALL(int, true, real_sendmmsg(fd, vec, n, flags));
 	}
+	if (n == 0)
+		return real_sendmmsg(fd, vec, n, flags);	/* the kernel's answer */
 	door_testcancel(getg());
 	bool once = (flags & MSG_DONTWAIT) || (ld_rlx(&e->flags) & FD_USER_NB);
 	unsigned done = 0;

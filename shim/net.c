@@ -112,6 +112,23 @@ GMP_EXPORT int inotify_init(void)
 	return inotify_init1(0);
 }
 
+/* Would accept4 on fd wait (rather than fail at once): flags it knows,
+ * a socket that listens. A listener's answer is kept (FD_LISTENS): a
+ * socket that listens does so until it is closed. */
+static bool listening(int fd, struct fdent *e, int flags)
+{
+	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+		return false;
+	if (ld_rlx(&e->flags) & FD_LISTENS)
+		return true;
+	int v = 0;
+	socklen_t l = sizeof v;
+	if (arch_syscall6(SYS_getsockopt, fd, SOL_SOCKET, SO_ACCEPTCONN, (long)&v, (long)&l, 0) != 0 || !v)
+		return false;
+	atomic_fetch_or(&e->flags, FD_LISTENS);
+	return true;
+}
+
 GMP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags)
 {
 	GMP_ENTRY(accept4, fd, addr, alen, flags);
@@ -119,6 +136,10 @@ GMP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags
 	int r;
 	if (!e) {
 		r = IO_SYSCALL(int, true, real_accept4(fd, addr, alen, flags));
+	} else if (!listening(fd, e, flags)) {
+		/* the kernel's error at once (EINVAL, EOPNOTSUPP, ...):
+		 * nothing to wait for */
+		r = SYS_ACCEPT4(fd, addr, alen, flags);
 	} else {
 		door_testcancel(getg());
 		/* accept has no per-call non-blocking form: poll first */

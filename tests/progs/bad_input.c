@@ -144,6 +144,22 @@ static void fuzz_found(void)
 	char c;
 	SHOW("read(O_PATH /proc/thread-self/comm)", errno_of((int)read(op, &c, 1)));
 	close(op);
+	/* an action that ignores a signal discards its pending instances
+	 * (libgmp kept the one it held, whose handler ran later) */
+	signal(SIGPWR, on_winch);
+	sigset_t pwr;
+	sigemptyset(&pwr);
+	sigaddset(&pwr, SIGPWR);
+	pthread_sigmask(SIG_BLOCK, &pwr, NULL);
+	raise(SIGPWR);
+	signal(SIGPWR, SIG_IGN);
+	sigset_t pend;
+	sigpending(&pend);
+	printf("%-40s %d\n", "raised blocked, then SIG_IGN: pending", sigismember(&pend, SIGPWR));
+	winches = 0;
+	signal(SIGPWR, on_winch);
+	pthread_sigmask(SIG_UNBLOCK, &pwr, NULL);
+	printf("%-40s %d\n", "a handler then, unblocked: ran", winches);
 	/* SA_RESETHAND keeps the flags when it resets the action */
 	sysv_signal(SIGWINCH, on_sig);
 	raise(SIGWINCH);
