@@ -479,9 +479,9 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		r = real_sigaction(sig, &k, &kold);
 		if (r == 0)
 			atomic_fetch_or(&tramp_set, sigq_bit(sig));
-	} else if (act && act->sa_handler == SIG_DFL && sigq_blocked_any(sig) && catchable(sig)) {
-		/* a default action for a signal some thread blocks: the
-		 * trampoline keeps it (gmp_sig_blocked) */
+	} else if (act && !is_handler(act) && sigq_blocked_any(sig) && catchable(sig)) {
+		/* a default or ignore action for a signal some thread blocks:
+		 * the trampoline keeps it (gmp_sig_blocked) */
 		struct sigaction k = *act;
 		k.sa_sigaction = trampoline;
 		k.sa_flags = SA_RESTART | SA_SIGINFO;
@@ -559,12 +559,13 @@ static bool catchable(int sig)
 }
 
 /*
- * Signals a thread blocks at their default action: an OS thread between
- * Gs still has the kernel mask of the last G it ran, which may not block
- * them, and the kernel would carry out the default action there (ending
- * the process) where NPTL keeps the signal pending for a thread that
- * takes it. The trampoline takes them instead, and routes them to a G
- * that takes them, or keeps them pending for the process.
+ * Signals a thread blocks at their default or ignore action: an OS
+ * thread between Gs still has the kernel mask of the last G it ran, which
+ * may not block them, and the kernel would carry out the default action
+ * there (ending the process), or drop an ignored one, where NPTL keeps
+ * the signal pending for a thread that takes it (a blocked signal is
+ * never ignored). The trampoline takes them instead, and routes them to a
+ * G that takes them, or keeps them pending for the process.
  */
 void gmp_sig_blocked(uint64_t set)
 {
@@ -574,7 +575,7 @@ void gmp_sig_blocked(uint64_t set)
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);
-		if (real_sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		if (real_sigaction(sig, NULL, &old) == 0 && !is_handler(&old))
 			take_over_locked(sig, &old, SA_RESTART);
 		rt_unlock(&act_lock);
 	}

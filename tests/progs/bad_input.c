@@ -62,6 +62,12 @@ static void on_sig(int sig)
 
 static volatile sig_atomic_t winches;
 
+static void *nap(void *arg)
+{
+	usleep(20000);
+	return arg;
+}
+
 static void on_winch(int sig)
 {
 	(void)sig;
@@ -160,6 +166,21 @@ static void fuzz_found(void)
 	signal(SIGPWR, on_winch);
 	pthread_sigmask(SIG_UNBLOCK, &pwr, NULL);
 	printf("%-40s %d\n", "a handler then, unblocked: ran", winches);
+	/* an ignored signal every thread blocks stays pending (a blocked
+	 * signal is never ignored); an OS thread of libgmp's between threads
+	 * that did not block it took it, and the kernel dropped it */
+	signal(SIGPWR, SIG_IGN);
+	pthread_sigmask(SIG_BLOCK, &pwr, NULL);
+	kill(getpid(), SIGPWR);
+	for (int i = 0; i < 3; i++) {
+		pthread_t t;
+		pthread_create(&t, NULL, nap, NULL);
+		pthread_join(t, NULL);
+		usleep(5000);
+	}
+	sigpending(&pend);
+	printf("%-40s %d\n", "ignored, blocked, sent: pending", sigismember(&pend, SIGPWR));
+	signal(SIGPWR, SIG_DFL);
 	/* SA_RESETHAND keeps the flags when it resets the action */
 	sysv_signal(SIGWINCH, on_sig);
 	raise(SIGWINCH);
