@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
@@ -29,6 +30,11 @@ struct m m0;
 /* The initial thread's signal mask, which every M starts with: Ms are
  * started by sysmon, which blocks every signal. */
 sigset_t m_sigmask;
+/* The initial thread's timer slack, which every M takes too: sysmon,
+ * which starts them, runs with a slack of its own (1 ns), which a thread
+ * inherits, and a program that reads its thread's slack (prctl) must
+ * find the process's. Set by sched_init. */
+long m_timerslack;
 
 /* Caller holds sched.lock. */
 static void mput(struct m *mp)
@@ -366,6 +372,8 @@ void *m_main(void *arg)
 
 	arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &m_sigmask, NULL, 8);
 	memcpy(&mp->kmask, &m_sigmask, sizeof mp->kmask);
+	if (m_timerslack > 0)
+		arch_syscall2(SYS_prctl, PR_SET_TIMERSLACK, m_timerslack);
 	/* tid before cpumask, m_set_affinity writes them the other way round */
 	__atomic_store_n(&mp->tid, os_gettid(), __ATOMIC_SEQ_CST);
 	/* This thread's own stack is the scheduler stack: everything above

@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -1388,6 +1389,7 @@ void sched_init(int nprocs, struct g *maing, uintptr_t m0_tp)
 	m0.own_tp = m0_tp;
 	m_altstack();
 	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m_sigmask, 8);
+	m_timerslack = arch_syscall1(SYS_prctl, PR_GET_TIMERSLACK);
 	/* the main thread's mask becomes its G's; the kernel's never blocks
 	 * SCHED_SIG (sysmon's requests) */
 	uint64_t mask;

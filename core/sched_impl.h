@@ -27,6 +27,7 @@ void dropg(struct m *mp, struct g *gp);
 /* m.c */
 extern struct m m0;
 extern sigset_t m_sigmask;
+extern long m_timerslack;	/* m.c */
 extern int sched_pid;		/* the process the runtime runs */
 uint32_t m_rand(struct m *mp);
 /* Give OS thread tid (0: the caller) SCHED_OTHER, priority 0. */

@@ -35,7 +35,10 @@
 
 _Static_assert(sizeof(pthread_attr_t) == 56, "glibc's pthread_attr_t");
 
+/* What pthread_setattr_default_np set (default_set: it was called): a
+ * guard of 0 and a detached default are kept as glibc keeps them. */
 static _Atomic size_t default_stacksize, default_guardsize;
+static _Atomic bool default_set, default_detached;
 
 size_t attr_default_stacksize(void)
 {
@@ -45,8 +48,12 @@ size_t attr_default_stacksize(void)
 
 size_t attr_default_guardsize(void)
 {
-	size_t s = ld_rlx(&default_guardsize);
-	return s ? s : os_pagesize;
+	return ld_acq(&default_set) ? ld_rlx(&default_guardsize) : os_pagesize;
+}
+
+bool attr_default_detached(void)
+{
+	return ld_acq(&default_set) && ld_rlx(&default_detached);
 }
 
 bool attr_scope_system(const pthread_attr_t *a)
@@ -91,10 +98,14 @@ GMP_EXPORT int pthread_setattr_default_np(const pthread_attr_t *a)
 	pthread_attr_t cur;
 	if (pthread_getattr_default_np(&cur) == 0) {
 		size_t ss = 0, gs = 0;
+		int ds = PTHREAD_CREATE_JOINABLE;
 		pthread_attr_getstacksize(&cur, &ss);
 		pthread_attr_getguardsize(&cur, &gs);
+		pthread_attr_getdetachstate(&cur, &ds);
 		st_rlx(&default_stacksize, (ss + os_pagesize - 1) & ~(os_pagesize - 1));
 		st_rlx(&default_guardsize, (gs + os_pagesize - 1) & ~(os_pagesize - 1));
+		st_rlx(&default_detached, ds == PTHREAD_CREATE_DETACHED);
+		st_rel(&default_set, true);
 		pthread_attr_destroy(&cur);
 	}
 	return 0;

@@ -380,8 +380,19 @@ static int lock_owned(pthread_mutex_t *m, int type, int how, clockid_t clk,
 
 int mutex_check_owner(pthread_mutex_t *m)
 {
-	if (glibcs(m))
-		return 0;
+	if (glibcs(m)) {
+		/* the mutexes whose unlock glibc checks (robust, priority-
+		 * inheritance, error-checking, recursive): its owner word
+		 * holds the owner's id */
+		unsigned kind = (unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+		int type = (int)(kind & 3u);
+		bool checked = (kind & (KIND_ROBUST | KIND_PI)) || type == PTHREAD_MUTEX_RECURSIVE ||
+			       type == PTHREAD_MUTEX_ERRORCHECK;
+		struct g *gp = getg();
+		int self = gp ? tls_tid(gp->tcb) : os_gettid();	/* THREAD_SELF->tid */
+		return checked && __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != self ?
+			       EPERM : 0;
+	}
 	int type = mtype(m);
 	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
 		return owner(m) == sync_self_id() ? 0 : EPERM;

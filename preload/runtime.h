@@ -88,6 +88,7 @@ void keys_run_destructors(struct g *gp);
 /* attr.c: the default attributes for new threads. */
 size_t attr_default_stacksize(void);
 size_t attr_default_guardsize(void);
+bool attr_default_detached(void);
 /* attr.c: was pthread_attr_setscope(PTHREAD_SCOPE_SYSTEM) called? */
 bool attr_scope_system(const pthread_attr_t *a);
 /* attr.c: did the program give its own stack (setstack/setstackaddr)? */

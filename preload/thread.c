@@ -47,8 +47,10 @@ static int read_attr(const pthread_attr_t *attr, struct create_args *ca)
 	memset(ca, 0, sizeof *ca);
 	ca->stacksize = attr_default_stacksize();
 	ca->guardsize = attr_default_guardsize();
-	if (!attr)
+	if (!attr) {
+		ca->detached = attr_default_detached();
 		return 0;
+	}
 	int ds, inh;
 	pthread_attr_getdetachstate(attr, &ds);
 	ca->detached = ds == PTHREAD_CREATE_DETACHED;

@@ -171,6 +171,15 @@ GMP_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t
 
 static int get_affinity(struct g *gp, size_t size, cpu_set_t *set)
 {
+	/* the kernel's checks of the size (a whole number of longs, room
+	 * for every CPU it knows), which it makes for any thread */
+	if (size % sizeof(long))
+		return EINVAL;
+	if (size < 1024) {
+		unsigned long probe[1024 / sizeof(long)];
+		if (arch_syscall3(SYS_sched_getaffinity, 0, (long)size, (long)probe) < 0)
+			return EINVAL;
+	}
 	rt_lock(&gp->lock);
 	if (gp->affinity) {
 		size_t have = gp->affinity_size;

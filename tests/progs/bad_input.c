@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -62,6 +63,33 @@ static void on_sig(int sig)
 
 static volatile sig_atomic_t winches;
 
+static long process_slack;
+
+static void *slack_of(void *arg)
+{
+	long odd = 0;
+	for (int k = 0; k < 10; k++) {
+		usleep(500);
+		odd |= prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) != process_slack;
+	}
+	(void)arg;
+	return (void *)odd;
+}
+
+static void *default_attrs(void *arg)
+{
+	pthread_attr_t a;
+	size_t guard = 1;
+	int ds = -1;
+	pthread_getattr_np(pthread_self(), &a);
+	pthread_attr_getguardsize(&a, &guard);
+	pthread_attr_getdetachstate(&a, &ds);
+	printf("%-40s guard %zu, %s\n", "thread made with the defaults", guard,
+	       ds == PTHREAD_CREATE_DETACHED ? "detached" : "joinable");
+	pthread_attr_destroy(&a);
+	return arg;
+}
+
 static void *nap(void *arg)
 {
 	usleep(20000);
@@ -85,6 +113,7 @@ static struct iovec *volatile null_iov;
  * these answered otherwise under libgmp, or crashed it. */
 static void fuzz_found(void)
 {
+	process_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	int p[2];
 	CHECK(pipe(p) == 0, "pipe");
 	fd_set w;
@@ -181,6 +210,54 @@ static void fuzz_found(void)
 	sigpending(&pend);
 	printf("%-40s %d\n", "ignored, blocked, sent: pending", sigismember(&pend, SIGPWR));
 	signal(SIGPWR, SIG_DFL);
+	/* a condition wait with a robust mutex the caller does not hold
+	 * (libgmp went on to wait: a deadlock), and with one it holds */
+	pthread_mutexattr_t ra;
+	pthread_mutexattr_init(&ra);
+	pthread_mutexattr_setrobust(&ra, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_t rm;
+	pthread_mutex_init(&rm, &ra);
+	pthread_cond_t rc = PTHREAD_COND_INITIALIZER;
+	SHOW("cond_wait(robust mutex not held)", pthread_cond_wait(&rc, &rm));
+	pthread_mutex_lock(&rm);
+	struct timespec soon;
+	clock_gettime(CLOCK_REALTIME, &soon);
+	soon.tv_nsec += 2000000;
+	if (soon.tv_nsec >= 1000000000) {
+		soon.tv_sec++;
+		soon.tv_nsec -= 1000000000;
+	}
+	SHOW("cond_timedwait(robust mutex held)", pthread_cond_timedwait(&rc, &rm, &soon));
+	pthread_mutex_unlock(&rm);
+	/* sched_getaffinity checks its size after a sched_setaffinity too */
+	cpu_set_t all;
+	sched_getaffinity(0, sizeof all, &all);
+	sched_setaffinity(0, sizeof all, &all);
+	SHOW("sched_getaffinity(size 4)", errno_of(sched_getaffinity(0, 4, &all)));
+	/* OS threads libgmp starts have the process's timer slack, not the
+	 * 1 ns of the thread that starts them */
+	pthread_t ts[4];
+	for (long i = 0; i < 4; i++)
+		pthread_create(&ts[i], NULL, slack_of, NULL);
+	long odd = 0;
+	for (int i = 0; i < 4; i++) {
+		void *res;
+		pthread_join(ts[i], &res);
+		odd += (long)res;
+	}
+	printf("%-40s %ld\n", "threads with another timer slack", odd);
+	/* the default attributes: a guard of 0, detached */
+	pthread_attr_t da, old_da;
+	pthread_getattr_default_np(&old_da);
+	pthread_attr_init(&da);
+	pthread_attr_setguardsize(&da, 0);
+	pthread_attr_setdetachstate(&da, PTHREAD_CREATE_DETACHED);
+	SHOW("setattr_default(guard 0, detached)", pthread_setattr_default_np(&da));
+	pthread_t dt;
+	pthread_create(&dt, NULL, default_attrs, NULL);
+	usleep(20000);
+	SHOW("join of a thread made detached", pthread_join(dt, NULL));
+	pthread_setattr_default_np(&old_da);
 	/* SA_RESETHAND keeps the flags when it resets the action */
 	sysv_signal(SIGWINCH, on_sig);
 	raise(SIGWINCH);
