@@ -62,6 +62,15 @@ one() {
 	head -n $((n - 1)) "$tmp/nptl" | tail -n 20 | sed 's/^/    /'
 	echo "NPTL:   $(sed -n "${n}p" "$tmp/nptl")"
 	echo "libgmp: $(sed -n "${n}p" "$tmp/gmp")"
+	# a run a signal ended (128 + its number), and what each wrote on
+	# stderr: libgmp's warnings say why
+	local st
+	for st in "NPTL $rn" "libgmp $rg"; do
+		set -- $st
+		[ "$2" -gt 128 ] && [ "$2" != 124 ] && echo "$1's run ended by signal $(($2 - 128)) ($(kill -l $(($2 - 128)) 2>/dev/null))"
+	done
+	[ -s "$tmp/nptl.err" ] && { echo "NPTL's stderr:"; tail -n 5 "$tmp/nptl.err" | sed 's/^/    /'; }
+	[ -s "$tmp/gmp.err" ] && { echo "libgmp's stderr:"; tail -n 5 "$tmp/gmp.err" | sed 's/^/    /'; }
 	echo "again: $fuzz $seed $calls (FUZZ_VERBOSE=1 prints each call before it is made)"
 	return 1
 }
