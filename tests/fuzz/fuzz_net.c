@@ -157,11 +157,18 @@ static void env(void)
 	bind(ob[O_TB].fd, (struct sockaddr *)&tb_addr, sizeof tb_addr);
 	l = sizeof tb_addr;
 	getsockname(ob[O_TB].fd, (struct sockaddr *)&tb_addr, &l);
-	/* UDP, blocking */
+	/* UDP, blocking, on the port number of the bound TCP socket: a TCP
+	 * connect to its address is then always refused (no other TCP
+	 * socket can hold that port), where an ephemeral port of its own
+	 * might be a TCP listener's in some runs */
 	inet_sock(O_UDP, SOCK_DGRAM, 0);
 	udp_addr.sin_family = AF_INET;
 	udp_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bind(ob[O_UDP].fd, (struct sockaddr *)&udp_addr, sizeof udp_addr);
+	udp_addr.sin_port = tb_addr.sin_port;
+	if (bind(ob[O_UDP].fd, (struct sockaddr *)&udp_addr, sizeof udp_addr) != 0) {
+		udp_addr.sin_port = 0;
+		bind(ob[O_UDP].fd, (struct sockaddr *)&udp_addr, sizeof udp_addr);
+	}
 	l = sizeof udp_addr;
 	getsockname(ob[O_UDP].fd, (struct sockaddr *)&udp_addr, &l);
 	/* AF_UNIX listener, blocking (its accept times out) */
