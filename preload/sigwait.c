@@ -61,8 +61,10 @@ static void bits_set(uint64_t m, sigset_t *set)
 	memcpy(set, &m, sizeof m);
 }
 
-/* Change the calling G's mask; returns what it was. */
-static uint64_t set_mask(struct g *gp, uint64_t mask)
+/* The G's mask becomes mask (what can never be blocked taken out), the
+ * counts of blocked signals and the trampoline's hold on newly blocked
+ * ones following; the kernel's mask is left alone. Returns what it was. */
+static uint64_t swap_mask(struct g *gp, uint64_t mask)
 {
 	mask &= ~(RESERVED | UNBLOCKABLE);
 	uint64_t old = ld_rlx(&gp->sigmask);
@@ -70,6 +72,14 @@ static uint64_t set_mask(struct g *gp, uint64_t mask)
 	sigq_mask_change(old, mask);
 	if (mask & ~old)
 		gmp_sig_blocked(mask & ~old);
+	return old;
+}
+
+/* Change the calling G's mask; returns what it was. */
+static uint64_t set_mask(struct g *gp, uint64_t mask)
+{
+	uint64_t old = swap_mask(gp, mask);
+	mask = ld_rlx(&gp->sigmask);
 	sched_apply_sigmask(gp);
 	if (old & ~mask) {
 		/* signals waiting for this G, or for the process, may now be
@@ -83,13 +93,8 @@ static uint64_t set_mask(struct g *gp, uint64_t mask)
 
 uint64_t gmp_call_mask_begin(struct g *gp, const sigset_t *mask)
 {
-	uint64_t m = set_bits(mask) & ~(RESERVED | UNBLOCKABLE);
-	uint64_t old = ld_rlx(&gp->sigmask);
-	st_rel(&gp->sigmask, m);
-	sigq_mask_change(old, m);
-	if (m & ~old)
-		gmp_sig_blocked(m & ~old);
-	if (old & ~m) {
+	uint64_t old = swap_mask(gp, set_bits(mask));
+	if (old & ~ld_rlx(&gp->sigmask)) {
 		/* the process's signals it now takes come to it (each routed
 		 * one nudges this thread), and so do its own */
 		sigq_reroute(sched_my_p());
@@ -100,12 +105,8 @@ uint64_t gmp_call_mask_begin(struct g *gp, const sigset_t *mask)
 
 void gmp_call_mask_end(struct g *gp, uint64_t old)
 {
-	uint64_t m = ld_rlx(&gp->sigmask);
-	st_rel(&gp->sigmask, old);
-	sigq_mask_change(m, old);
-	if (old & ~m)
-		gmp_sig_blocked(old & ~m);
 	/* the kernel's mask was old's throughout (the call applied its own) */
+	swap_mask(gp, old);
 }
 
 static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
