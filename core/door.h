@@ -89,19 +89,6 @@ static inline void gmp_init(void)
 /* --- what the doors do ----------------------------------------------------- */
 
 void g_syscall_exit(void);
-/*
- * After a wait made as a system call on a process-shared object
- * (core/kwait.h) that returned: the G runs on in its system call, its M
- * without a P, until its next door takes one back (door_sync). glibc's
- * code for those objects needs no P, so a G that goes from one such wait
- * to the next (a ping-pong through process-shared semaphores, a waiter
- * of a process-shared condition variable) touches no scheduler state,
- * as an OS thread under NPTL; and one that holds a process-shared mutex
- * lets go of it without queueing for a P first. sysmon watches the M as
- * one whose G runs without a P (m->blocked): a G that computes there is
- * asked to take a P back, as one whose P was retaken.
- */
-void g_syscall_run_on(void);
 
 /* Serve g->door's requests (and nothing while gp is inside libgmp, runs
  * a signal handler, or is a vfork child on its parent's memory); the
@@ -373,9 +360,22 @@ void g_syscall_enter(void);
 /* g_syscall_enter for a call about to block: the P is handed on at once,
  * not when sysmon next looks (Go's entersyscallblock). */
 void g_syscall_enter_block(void);
-/* g_syscall_enter for a wait that lasts (a process-shared object's, in
+/*
+ * g_syscall_enter for a wait that lasts (a process-shared object's, in
  * the kernel: core/kwait.h): the P is handed on at once even when nobody
- * waits for it, so that sysmon has nothing to retake. */
+ * waits for it, so that sysmon has nothing to retake.
+ *
+ * When the wait returns, the G runs on in its system call, its M without
+ * a P, until its next door takes one back (door_sync) or it calls
+ * g_syscall_exit. glibc's code for those objects needs no P, so a G that
+ * goes from one such wait to the next (a ping-pong through
+ * process-shared semaphores, a waiter of a process-shared condition
+ * variable) touches no scheduler state, as an OS thread under NPTL; and
+ * one that holds a process-shared mutex lets go of it without queueing
+ * for a P first. sysmon watches the M as one whose G runs without a P
+ * (m->blocked, set here): a G that computes there is asked to take a P
+ * back, as one whose P was retaken.
+ */
 void g_syscall_enter_wait(void);
 /*
  * GMP_BLOCKING for a call with a non-blocking form: `try` (that form, of

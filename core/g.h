@@ -41,6 +41,7 @@
 #include "core/timer.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 
@@ -123,12 +124,46 @@ struct g {
 	int tid;			/* the thread's id (g_tid); per life */
 	uint32_t flags;			/* set by the creator before publishing */
 
-	/* --- scheduling ---------------------------------------------------- */
-	_Atomic uint32_t status;	/* enum g_status; see the table above */
-	struct gmp_ctx ctx;		/* valid unless RUNNING; see status */
+	/* --- one cache line: what every call into libgmp reads ----------- */
+	/* (its doors, its state, a process-shared object's wait): a thread
+	 * woken from a wait in the kernel, its caches cold, reads one line
+	 * of its G rather than four. */
+	_Alignas(64) _Atomic uint32_t status;	/* enum g_status; see the table above */
+	/* Interposed functions the G is inside (core/door.h,
+	 * GMP_ENTRY), and its stack pointer when the outermost one began;
+	 * while non-zero, sysmon's blocked-M retake leaves the G alone.
+	 * Written by the G only; read by sysmon (core/door.h: door_sync). */
+	uint32_t inlib;
 	/* The M running this G: set by sched_execute, cleared when the G
 	 * stops running. Read by the G itself to find its M. */
 	struct m *m;
+	uintptr_t inlib_sp;
+	/* Requests served at the G's next door (core/door.h: DOOR_PREEMPT,
+	 * DOOR_SIGNAL, DOOR_RETAKE): set by sysmon's signal handler on the
+	 * G's M, by sysmon, by g_syscall_exit, by signal routers; cleared by
+	 * the G (DOOR_PREEMPT by execute too, which starts a new slice;
+	 * DOOR_RETAKE by sysmon alone). */
+	_Atomic uint32_t door;
+	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
+	int cancelstate, canceltype;	/* owned by the G */
+	/* A wait in the kernel on a process-shared object, made by glibc's
+	 * own code (core/kwait.h): which kind, on what, and how many
+	 * interrupters are at work on it. */
+	_Atomic uint8_t kwait;
+	/* A handler was held back because the signal found the G inside
+	 * libgmp (g_in_runtime): its next park ends at once if the signal
+	 * is still pending for it. The G's own M only (trampoline, park_m). */
+	bool sig_deferred;
+	/* How long it looks at such an object's word before it sleeps
+	 * there (kwait_spin_budget): 0 not yet measured, -1 off until the
+	 * next probe (kspin_skip counts the waits to it). Owner only. */
+	uint8_t kspin_skip;
+	int32_t kspin_ns;
+	_Atomic uint32_t kwait_users;
+	void *kwait_obj;
+
+	/* --- scheduling ---------------------------------------------------- */
+	struct gmp_ctx ctx;		/* valid unless RUNNING; see status */
 	/* The M it ran on last (stays set): where its /proc/.../task/<id>
 	 * files are read from while it does not run (core/proc.h). */
 	struct m *lastm;
@@ -187,19 +222,6 @@ struct g {
 	uint32_t nhandled;		/* signal handlers run on it (owner) */
 	/* ... of them, handlers installed without SA_RESTART (owner) */
 	uint32_t nhandled_intr;
-	int cancelstate, canceltype;	/* owned by the G */
-	_Atomic uint32_t cancel_pending;	/* set by pthread_cancel */
-	/* A wait in the kernel on a process-shared object, made by glibc's
-	 * own code (core/kwait.h): which kind, on what, and how many
-	 * interrupters are at work on it. */
-	_Atomic uint8_t kwait;
-	void *kwait_obj;
-	_Atomic uint32_t kwait_users;
-	/* How long it looks at such an object's word before it sleeps
-	 * there (kwait_spin_budget): 0 not yet measured, -1 off until the
-	 * next probe (kspin_skip counts the waits to it). Owner only. */
-	int32_t kspin_ns;
-	uint8_t kspin_skip;
 	bool keys_used;			/* a key value was ever set */
 	/* The G's set_tid_address (clear_tid_set: it was called): the word
 	 * is written 0 and woken when the G ends, as the kernel does for a
@@ -228,25 +250,9 @@ struct g {
 	 * signal handler, or the runtime is between two halves of a state
 	 * change). Owner only; read by its own M's signal handler. */
 	uint32_t preemptoff;
-	/* Interposed functions the G is inside (core/door.h,
-	 * GMP_ENTRY), and its stack pointer when the outermost one began;
-	 * while non-zero, sysmon's blocked-M retake leaves the G alone.
-	 * Written by the G only; read by sysmon (core/door.h: door_sync). */
-	uint32_t inlib;
-	uintptr_t inlib_sp;
-	/* Requests served at the G's next door (core/door.h: DOOR_PREEMPT,
-	 * DOOR_SIGNAL, DOOR_RETAKE): set by sysmon's signal handler on the
-	 * G's M, by sysmon, by g_syscall_exit, by signal routers; cleared by
-	 * the G (DOOR_PREEMPT by execute too, which starts a new slice;
-	 * DOOR_RETAKE by sysmon alone). */
-	_Atomic uint32_t door;
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */
-	/* A handler was held back because the signal found the G inside
-	 * libgmp (g_in_runtime): its next park ends at once if the signal
-	 * is still pending for it. The G's own M only (trampoline, park_m). */
-	bool sig_deferred;
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	int nice;			/* setpriority's value for the thread */
 	int ioprio;			/* ioprio_set's, when ioprio_set */
@@ -260,6 +266,8 @@ struct g {
 	int64_t runtime_ns;		/* time spent RUNNING, ns */
 	int64_t run_start;		/* when it was last switched in */
 };
+_Static_assert(offsetof(struct g, kwait_obj) + sizeof(void *) - offsetof(struct g, status) <= 64,
+	       "struct g: the fields every call reads fill more than a cache line");
 
 /* Word of the glibc TCB that points to the G owning it (arch/x86_64/tcb.h;
  * core/tls.c checks the layout before any G exists). */

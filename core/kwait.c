@@ -11,7 +11,7 @@
 
 #include <pthread.h>
 
-bool kwait_begin(struct g *gp, int kind, void *obj)
+GMP_HOT bool kwait_begin(struct g *gp, int kind, void *obj)
 {
 	gp->kwait_obj = obj;
 	st_rel(&gp->kwait, (uint8_t)kind);
@@ -25,7 +25,7 @@ bool kwait_begin(struct g *gp, int kind, void *obj)
 	return true;
 }
 
-void kwait_end(struct g *gp)
+GMP_HOT void kwait_end(struct g *gp)
 {
 	st_rel(&gp->kwait, (uint8_t)KWAIT_NONE);
 	fence_seq();
@@ -73,7 +73,7 @@ void kwait_signal_here(struct g *gp, void *uc)
 #define KSPIN_MAX_NS 32000
 #define KSPIN_PROBE 255		/* waits between probes while it is off */
 
-int64_t kwait_spin_budget(struct g *gp)
+GMP_HOT int64_t kwait_spin_budget(struct g *gp)
 {
 	static int ncpu;	/* the CPUs the process may use, at first use */
 	int n = __atomic_load_n(&ncpu, __ATOMIC_RELAXED);
@@ -96,7 +96,7 @@ int64_t kwait_spin_budget(struct g *gp)
 	return KSPIN_START_NS;
 }
 
-void kwait_spin_result(struct g *gp, bool got, int64_t spent)
+GMP_HOT void kwait_spin_result(struct g *gp, bool got, int64_t spent)
 {
 	int64_t b = gp->kspin_ns > 0 ? gp->kspin_ns : KSPIN_MIN_NS;
 	if (got) {

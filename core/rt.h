@@ -18,6 +18,11 @@
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+/* A function on the paths a thread takes between two waits of its own
+ * (a lock and its unlock, a process-shared object's wait and post): the
+ * compiler puts these together (.text.hot), so that a thread woken with
+ * cold caches fetches a few lines of libgmp's code, not one per call. */
+#define GMP_HOT __attribute__((hot))
 #define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -140,11 +140,22 @@ void g_syscall_enter_block(void)
 	enter_letting_go(false);
 }
 
-void g_syscall_enter_wait(void)
+GMP_HOT void g_syscall_enter_wait(void)
 {
+	struct g *gp = getg();
+	/* Already in a system call: one such wait after another (the M was
+	 * marked at the first), or a wait inside a call made as a system
+	 * call (whose exit ends both). Nothing to touch but the G's line. */
+	if (g_status(gp) == G_SYSCALL)
+		return;
 	/* a wait that lasts: sysmon has nothing to retake while such waits
 	 * come and go */
 	enter_letting_go(true);
+	/* and the G runs on without a P once it returns: its M is marked
+	 * now, not after the wake-up (the M asleep in the wait is no
+	 * computing one to sysmon) */
+	if (g_status(gp) == G_SYSCALL)
+		st_rel(&gp->m->blocked, true);
 }
 
 /* g0 half of a return from a system call whose P was taken: queue the G
@@ -203,14 +214,6 @@ static bool exit_fast(struct g *gp)
 	}
 	mp->oldp = pp;
 	return false;
-}
-
-void g_syscall_run_on(void)
-{
-	struct g *gp = getg();
-	struct m *mp = gp->m;
-	if (g_status(gp) == G_SYSCALL && !ld_rlx(&mp->blocked))
-		st_rel(&mp->blocked, true);
 }
 
 void g_syscall_exit(void)

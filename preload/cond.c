@@ -108,7 +108,7 @@ GMP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
  * mutex held, and acts on the cancellation here, as NPTL's cleanup does
  * (a wake-up it took is passed on, not swallowed).
  */
-static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+GMP_HOT static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 		      const struct timespec *abs)
 {
 	struct g *gp = getg();
@@ -122,8 +122,7 @@ static int wait_glibc(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	g_syscall_enter_wait();
 	int r = abs ? real_pthread_cond_clockwait(c, m, clk, abs) : real_pthread_cond_wait(c, m);
 	/* it holds the mutex again, which others (in other processes too)
-	 * wait for: it runs on at once, without a P (g_syscall_run_on) */
-	g_syscall_run_on();
+	 * wait for: it runs on at once, without a P (g_syscall_enter_wait) */
 	kwait_end(gp);
 	if (g_cancel_acts(gp)) {
 		if (r == 0)
@@ -178,8 +177,11 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
-GMP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+GMP_HOT GMP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	/* the wait's first atomic (glibc's too) writes the line its kind
+	 * is read from */
+	arch_prefetchw(c);
 	GMP_PASS(pthread_cond_wait, c, m);
 	if (cflags(c) & COND_SHARED) {
 		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */

@@ -464,12 +464,12 @@ static int own_os_thread(pthread_mutex_t *m)
 	return owner_known_outside(m) ? sync_own_os_thread() : 0;
 }
 
-static int lock_glibc_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+GMP_HOT static int lock_glibc_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	return abs ? real_pthread_mutex_clocklock(m, clk, abs) : real_pthread_mutex_lock(m);
 }
 
-static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+GMP_HOT static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	int err = own_os_thread(m);
 	if (err)
@@ -489,11 +489,8 @@ static int lock_glibc(pthread_mutex_t *m, clockid_t clk, const struct timespec *
 	 * libgmp, with or without a P (kwait.h) */
 	GMP_LIB_SCOPE_NOSYNC;
 	g_syscall_enter_wait();
-	r = lock_glibc_wait(m, clk, abs);
-	/* it holds the mutex: it runs on at once, without a P
-	 * (g_syscall_run_on) */
-	g_syscall_run_on();
-	return r;
+	/* it holds the mutex then: it runs on at once, without a P */
+	return lock_glibc_wait(m, clk, abs);
 }
 
 /* --- the API ------------------------------------------------------------------ */
@@ -518,7 +515,7 @@ GMP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	return 0;
 }
 
-int gmp_mutex_lock(pthread_mutex_t *m)
+GMP_HOT int gmp_mutex_lock(pthread_mutex_t *m)
 {
 	/* The first access to a contended mutex is a read of its kind,
 	 * then the CAS wants the line exclusive: ask for it so at once. */
@@ -531,7 +528,7 @@ int gmp_mutex_lock(pthread_mutex_t *m)
 	return lock_plain(m, 0);
 }
 
-GMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+GMP_HOT GMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	GMP_ENTRY_LIGHT(pthread_mutex_lock, m);
 	return gmp_mutex_lock(m);
@@ -580,8 +577,9 @@ GMP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 	return clocklock(m, clk, abs);
 }
 
-int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
+GMP_HOT int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 {
+	arch_prefetchw(m);	/* as gmp_mutex_lock */
 	if (unlikely(glibcs(m)))
 		return real_pthread_mutex_unlock(m);
 	unsigned kind = (unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
@@ -600,7 +598,7 @@ int gmp_mutex_unlock(pthread_mutex_t *m, bool may_yield)
 	return 0;
 }
 
-GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+GMP_HOT GMP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	/* no door: a loop of unlocks alone is no loop */
 	GMP_PASS(pthread_mutex_unlock, m);

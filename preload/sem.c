@@ -80,8 +80,11 @@ GMP_EXPORT int sem_destroy(sem_t *s)
 	return 0;	/* as glibc */
 }
 
-GMP_EXPORT int sem_post(sem_t *s)
+GMP_HOT GMP_EXPORT int sem_post(sem_t *s)
 {
+	/* its first access reads the kind, then the post's atomic wants the
+	 * line exclusive (from a waiter that looks at it): ask so at once */
+	arch_prefetchw(s);
 	GMP_PASS(sem_post, s);
 	if (glibcs(s)) {
 		GMP_LIB_SCOPE_NOSYNC;	/* kwait.h */
@@ -194,7 +197,7 @@ static int sem_wait_slow(sem_t *s, int64_t deadline)
 /* Before the G sleeps on s: a look at its word while nobody sleeps there
  * (core/kwait.h, kwait_spin_budget). True when it took a unit. A timed
  * wait looks only while its deadline is further off than the look. */
-static bool spin_glibc(struct g *gp, sem_t *s, clockid_t clk, const struct timespec *abs)
+GMP_HOT static bool spin_glibc(struct g *gp, sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	int64_t budget = kwait_spin_budget(gp);
 	if (!budget)
@@ -223,7 +226,7 @@ static bool spin_glibc(struct g *gp, sem_t *s, clockid_t clk, const struct times
 	return got;
 }
 
-static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
+GMP_HOT static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	struct g *gp = getg();
 	if (!gp) {
@@ -252,8 +255,7 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 		int r = abs ? real_sem_clockwait(s, clk, abs) : real_sem_wait(s);
 		int e = errno;
 		if (r == 0) {
-			/* it runs on at once, without a P (g_syscall_run_on) */
-			g_syscall_run_on();
+			/* it runs on at once, without a P (g_syscall_enter_wait) */
 			kwait_end(gp);
 			return 0;
 		}
@@ -291,7 +293,7 @@ static int sem_wait_common(sem_t *s, clockid_t clk, const struct timespec *abs)
 	return sem_wait_slow(s, deadline);
 }
 
-GMP_EXPORT int sem_wait(sem_t *s)
+GMP_HOT GMP_EXPORT int sem_wait(sem_t *s)
 {
 	GMP_PASS(sem_wait, s);
 	if (glibcs(s)) {
