@@ -175,16 +175,23 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	uint64_t saved = 0;
 	if (gp) {
 		gp->preemptoff++;
-		gp->nhandled++;
+		gp->ndelivered++;
+		/* only a handler of the program's ends a wait with EINTR: an
+		 * ignored signal, or one whose default action is taken, does
+		 * not, as under Linux (the trampoline takes those where a
+		 * thread blocks them) */
+		if (is_handler(&user_act[sig])) {
+			gp->nhandled++;
+			/* a wait libgmp restarts itself ends for this one as
+			 * the kernel's would (preload/sem.c) */
+			if (!(user_act[sig].sa_flags & SA_RESTART))
+				gp->nhandled_intr++;
+		}
 		/* the kernel mask is the handler's until it returns, maybe
 		 * on another M if it parks: the next switch sets it again */
 		if (gp->m)
 			gp->m->kmask = ~(uint64_t)0;
 		saved = handler_mask_enter(gp, sig);
-		/* a wait libgmp restarts itself ends for this one as the
-		 * kernel's would (preload/sem.c) */
-		if (is_handler(&user_act[sig]) && !(user_act[sig].sa_flags & SA_RESTART))
-			gp->nhandled_intr++;
 	}
 	call_handler(sig, info, uc);
 	if (gp) {
@@ -273,9 +280,9 @@ static int raise_pending(struct g *gp, bool *restart)
 			    sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
 				*restart = false;
 		}
-		uint32_t before = gp->nhandled;
+		uint32_t before = gp->ndelivered;
 		nudge_self(sig);
-		if (gp->nhandled == before)
+		if (gp->ndelivered == before)
 			break;	/* nothing ran: leave it for the next door */
 	}
 	if (sigq_pending_for(gp))
