@@ -161,6 +161,31 @@ static void child_ends_during(int kind)
 	sem_destroy(&chld_done);
 }
 
+static void *exits(void *arg)
+{
+	pthread_exit(arg);
+}
+
+/* A thread ends with pthread_exit, then a child ends while the main
+ * thread sleeps with a system call of its own: libgmp's unwinder blocked
+ * every signal for a moment, which libgmp took for the thread's doing
+ * and caught SIGCHLD from then on, so the sleep failed with EINTR. */
+static void child_ends_after_exit(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, exits, NULL);
+	pthread_join(t, NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		usleep(10000);
+		_exit(0);
+	}
+	struct timespec ts = {0, 200000000};
+	long r = syscall(SYS_nanosleep, &ts, NULL);
+	SHOW("syscall(nanosleep) 200ms, a child ends", r == 0 ? 0 : errno);
+	waitpid(p, NULL, 0);
+}
+
 /* glibc declares these nonnull; a program may pass NULL all the same */
 static sigset_t *volatile null_set;
 static struct iovec *volatile null_iov;
@@ -327,6 +352,7 @@ static void fuzz_found(void)
 	       !!(o.sa_flags & SA_NODEFER));
 	child_ends_during(0);
 	child_ends_during(1);
+	child_ends_after_exit();
 }
 
 /* Found by tests/fuzz: glibc checks a deadline (its clock, its
