@@ -459,6 +459,14 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 
 static bool catchable(int sig);
 
+/* SIGCHLD ignored: the kernel reaps the children itself and sends no
+ * SIGCHLD for them, which only that action in the kernel does; the
+ * trampoline never stands in for it. */
+static bool reaps_children(int sig, const struct sigaction *a)
+{
+	return sig == SIGCHLD && a->sa_handler == SIG_IGN;
+}
+
 GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	GMP_ENTRY(sigaction, sig, act, oact);
@@ -486,12 +494,14 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		r = real_sigaction(sig, &k, &kold);
 		if (r == 0)
 			atomic_fetch_or(&tramp_set, sigq_bit(sig));
-	} else if (act && !is_handler(act) && sigq_blocked_any(sig) && catchable(sig)) {
+	} else if (act && !is_handler(act) && sigq_blocked_any(sig) && catchable(sig) &&
+		   !reaps_children(sig, act)) {
 		/* a default or ignore action for a signal some thread blocks:
-		 * the trampoline keeps it (gmp_sig_blocked) */
+		 * the trampoline keeps it (gmp_sig_blocked); SA_NOCLDWAIT
+		 * stays the kernel's */
 		struct sigaction k = *act;
 		k.sa_sigaction = trampoline;
-		k.sa_flags = SA_RESTART | SA_SIGINFO;
+		k.sa_flags = SA_RESTART | SA_SIGINFO | (act->sa_flags & SA_NOCLDWAIT);
 		r = real_sigaction(sig, &k, &kold);
 		if (r == 0)
 			atomic_fetch_or(&tramp_set, sigq_bit(sig));
@@ -582,8 +592,9 @@ void gmp_sig_blocked(uint64_t set)
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);
-		if (real_sigaction(sig, NULL, &old) == 0 && !is_handler(&old))
-			take_over_locked(sig, &old, SA_RESTART);
+		if (real_sigaction(sig, NULL, &old) == 0 && !is_handler(&old) &&
+		    !reaps_children(sig, &old))
+			take_over_locked(sig, &old, SA_RESTART | (old.sa_flags & SA_NOCLDWAIT));
 		rt_unlock(&act_lock);
 	}
 }
@@ -595,7 +606,7 @@ void gmp_sig_catch(uint64_t set)
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);
-		if (real_sigaction(sig, NULL, &old) == 0 &&
+		if (real_sigaction(sig, NULL, &old) == 0 && !reaps_children(sig, &old) &&
 		    !((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == trampoline))
 			take_over_locked(sig, &old, old.sa_flags | SA_RESTART);
 		rt_unlock(&act_lock);

@@ -34,6 +34,7 @@ static const char *name(int e)
 	case EFAULT: return "EFAULT";
 	case EBADF: return "EBADF";
 	case EINTR: return "EINTR";
+	case ECHILD: return "ECHILD";
 	default: return "other";
 	}
 }
@@ -184,6 +185,28 @@ static void child_ends_after_exit(void)
 	long r = syscall(SYS_nanosleep, &ts, NULL);
 	SHOW("syscall(nanosleep) 200ms, a child ends", r == 0 ? 0 : errno);
 	waitpid(p, NULL, 0);
+}
+
+/* SIGCHLD ignored while another thread blocks it: the kernel reaps the
+ * child (libgmp gave SIGCHLD its own handler, and the child waited to be
+ * reaped). */
+static void ignored_chld_reaps(void)
+{
+	pthread_t t;
+	sem_init(&chld_blocked, 0, 0);
+	sem_init(&chld_done, 0, 0);
+	pthread_create(&t, NULL, block_chld, NULL);
+	sem_wait(&chld_blocked);
+	signal(SIGCHLD, SIG_IGN);
+	pid_t p = fork();
+	if (p == 0)
+		_exit(3);
+	SHOW("SIGCHLD ignored: waitpid(child)", waitpid(p, NULL, 0) == p ? 0 : errno);
+	signal(SIGCHLD, SIG_DFL);
+	sem_post(&chld_done);
+	pthread_join(t, NULL);
+	sem_destroy(&chld_blocked);
+	sem_destroy(&chld_done);
 }
 
 /* glibc declares these nonnull; a program may pass NULL all the same */
@@ -353,6 +376,7 @@ static void fuzz_found(void)
 	child_ends_during(0);
 	child_ends_during(1);
 	child_ends_after_exit();
+	ignored_chld_reaps();
 }
 
 /* Found by tests/fuzz: glibc checks a deadline (its clock, its
