@@ -219,9 +219,15 @@ struct g {
 	/* Signals whose arrival ends the G's wait (sigwait, sigsuspend,
 	 * pause); 0 otherwise. core/sigq.c. */
 	_Atomic uint64_t sigwant;
-	uint32_t nhandled;		/* signal handlers run on it (owner) */
+	/* Handlers of the program's run on it (owner): what ends a wait
+	 * with EINTR. A signal whose action is to ignore it, or its default
+	 * action, runs none (the kernel interrupts nothing for it). */
+	uint32_t nhandled;
 	/* ... of them, handlers installed without SA_RESTART (owner) */
 	uint32_t nhandled_intr;
+	/* Signals delivered to it by the trampoline, whatever their action
+	 * (owner) */
+	uint32_t ndelivered;
 	bool keys_used;			/* a key value was ever set */
 	/* The G's set_tid_address (clear_tid_set: it was called): the word
 	 * is written 0 and woken when the G ends, as the kernel does for a

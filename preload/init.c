@@ -72,6 +72,7 @@ static bool runtime_init(void)
 	tls_adopt_current(mg);
 	sched_init(rt_cfg.maxprocs, mg, m0_tp);
 	gmp_signal_init();
+	gmp_sigmask_init();
 	/* what the main thread blocks from the start (see gmp_sig_blocked) */
 	gmp_sig_blocked(ld_rlx(&mg->sigmask));
 	/* the trace is written out when a signal kills the process, so the

@@ -49,6 +49,9 @@ void gmp_sig_blocked(uint64_t set);
 /* signal.c: keep libgmp's trampoline on SCHED_SIG (core/sched.h), for
  * sysmon's requests, with the program's own action behind it. */
 void gmp_signal_init(void);
+/* sigwait.c: find the unwinder's text, whose own mask changes are the
+ * kernel's alone. */
+void gmp_sigmask_init(void);
 /* sigwait.c: a call that applies a signal mask of its own in the kernel
  * (ppoll, pselect, epoll_pwait): for its length the G's mask is `mask`,
  * and a signal of the G's that libgmp holds (sent while the G blocked

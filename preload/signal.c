@@ -175,16 +175,23 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	uint64_t saved = 0;
 	if (gp) {
 		gp->preemptoff++;
-		gp->nhandled++;
+		gp->ndelivered++;
+		/* only a handler of the program's ends a wait with EINTR: an
+		 * ignored signal, or one whose default action is taken, does
+		 * not, as under Linux (the trampoline takes those where a
+		 * thread blocks them) */
+		if (is_handler(&user_act[sig])) {
+			gp->nhandled++;
+			/* a wait libgmp restarts itself ends for this one as
+			 * the kernel's would (preload/sem.c) */
+			if (!(user_act[sig].sa_flags & SA_RESTART))
+				gp->nhandled_intr++;
+		}
 		/* the kernel mask is the handler's until it returns, maybe
 		 * on another M if it parks: the next switch sets it again */
 		if (gp->m)
 			gp->m->kmask = ~(uint64_t)0;
 		saved = handler_mask_enter(gp, sig);
-		/* a wait libgmp restarts itself ends for this one as the
-		 * kernel's would (preload/sem.c) */
-		if (is_handler(&user_act[sig]) && !(user_act[sig].sa_flags & SA_RESTART))
-			gp->nhandled_intr++;
 	}
 	call_handler(sig, info, uc);
 	if (gp) {
@@ -273,9 +280,9 @@ static int raise_pending(struct g *gp, bool *restart)
 			    sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
 				*restart = false;
 		}
-		uint32_t before = gp->nhandled;
+		uint32_t before = gp->ndelivered;
 		nudge_self(sig);
-		if (gp->nhandled == before)
+		if (gp->ndelivered == before)
 			break;	/* nothing ran: leave it for the next door */
 	}
 	if (sigq_pending_for(gp))
@@ -452,6 +459,14 @@ __attribute__((no_stack_protector)) static void trampoline(int sig, siginfo_t *i
 
 static bool catchable(int sig);
 
+/* SIGCHLD ignored: the kernel reaps the children itself and sends no
+ * SIGCHLD for them, which only that action in the kernel does; the
+ * trampoline never stands in for it. */
+static bool reaps_children(int sig, const struct sigaction *a)
+{
+	return sig == SIGCHLD && a->sa_handler == SIG_IGN;
+}
+
 GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	GMP_ENTRY(sigaction, sig, act, oact);
@@ -479,12 +494,14 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		r = real_sigaction(sig, &k, &kold);
 		if (r == 0)
 			atomic_fetch_or(&tramp_set, sigq_bit(sig));
-	} else if (act && !is_handler(act) && sigq_blocked_any(sig) && catchable(sig)) {
+	} else if (act && !is_handler(act) && sigq_blocked_any(sig) && catchable(sig) &&
+		   !reaps_children(sig, act)) {
 		/* a default or ignore action for a signal some thread blocks:
-		 * the trampoline keeps it (gmp_sig_blocked) */
+		 * the trampoline keeps it (gmp_sig_blocked); SA_NOCLDWAIT
+		 * stays the kernel's */
 		struct sigaction k = *act;
 		k.sa_sigaction = trampoline;
-		k.sa_flags = SA_RESTART | SA_SIGINFO;
+		k.sa_flags = SA_RESTART | SA_SIGINFO | (act->sa_flags & SA_NOCLDWAIT);
 		r = real_sigaction(sig, &k, &kold);
 		if (r == 0)
 			atomic_fetch_or(&tramp_set, sigq_bit(sig));
@@ -575,8 +592,9 @@ void gmp_sig_blocked(uint64_t set)
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);
-		if (real_sigaction(sig, NULL, &old) == 0 && !is_handler(&old))
-			take_over_locked(sig, &old, SA_RESTART);
+		if (real_sigaction(sig, NULL, &old) == 0 && !is_handler(&old) &&
+		    !reaps_children(sig, &old))
+			take_over_locked(sig, &old, SA_RESTART | (old.sa_flags & SA_NOCLDWAIT));
 		rt_unlock(&act_lock);
 	}
 }
@@ -588,7 +606,7 @@ void gmp_sig_catch(uint64_t set)
 			continue;
 		struct sigaction old;
 		rt_lock(&act_lock);
-		if (real_sigaction(sig, NULL, &old) == 0 &&
+		if (real_sigaction(sig, NULL, &old) == 0 && !reaps_children(sig, &old) &&
 		    !((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == trampoline))
 			take_over_locked(sig, &old, old.sa_flags | SA_RESTART);
 		rt_unlock(&act_lock);

@@ -25,6 +25,7 @@
  * its mask changes go to the kernel only, leaving the parent's G alone.
  */
 #include "preload/runtime.h"
+#include "core/os.h"
 #include "core/sched.h"
 #include "core/sigq.h"
 
@@ -33,6 +34,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <unwind.h>
 
 /* glibc's reserved signals, which a mask never holds; and the ones the
  * kernel never blocks. */
@@ -109,6 +111,28 @@ void gmp_call_mask_end(struct g *gp, uint64_t old)
 	swap_mask(gp, old);
 }
 
+/* The text of the unwinder libgmp uses (libunwind: pthread_exit and
+ * cancellation unwind through it, thread dumps walk with it); set at
+ * start-up. */
+static uintptr_t unwinder_lo, unwinder_hi;
+
+void gmp_sigmask_init(void)
+{
+	if (os_text_range((const void *)_Unwind_ForcedUnwind, &unwinder_lo, &unwinder_hi) != 0)
+		unwinder_lo = unwinder_hi = 0;
+}
+
+/* A mask change the unwinder makes around its own lookups (it blocks
+ * every signal on its OS thread, then puts the mask back): libgmp's, not
+ * the program's, so it is the kernel's alone. Made the G's, it would have
+ * libgmp take every signal at its default action through its trampoline
+ * from then on (gmp_sig_blocked), a handler that interrupts system calls
+ * where the kernel would have dropped the signal. */
+static bool from_unwinder(const void *ra)
+{
+	return (uintptr_t)ra >= unwinder_lo && (uintptr_t)ra < unwinder_hi;
+}
+
 static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
 {
 	struct g *gp = getg();
@@ -138,6 +162,8 @@ static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
 
 GMP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
+	if (from_unwinder(__builtin_return_address(0)))
+		return real_pthread_sigmask(how, set, old);	/* no door: libgmp's own */
 	GMP_ENTRY(pthread_sigmask, how, set, old);
 	if (!getg() || sched_in_vfork_child())
 		return real_pthread_sigmask(how, set, old);
@@ -146,6 +172,8 @@ GMP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 GMP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
+	if (from_unwinder(__builtin_return_address(0)))
+		return real_sigprocmask(how, set, old);	/* no door: libgmp's own */
 	GMP_ENTRY(sigprocmask, how, set, old);
 	if (!getg() || sched_in_vfork_child())
 		return real_sigprocmask(how, set, old);

@@ -165,6 +165,8 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	st_rlx(&gp->sigwant, (uint64_t)0);
 	st_rlx(&gp->sigpend, (uint64_t)0);
 	gp->nhandled = 0;
+	gp->nhandled_intr = 0;
+	gp->ndelivered = 0;
 	gp->sig_reinject = 0;
 	gp->inlib = 0;
 	gp->clear_tid = NULL;

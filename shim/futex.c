@@ -97,8 +97,11 @@ again:
 	if (r == EINTR) {
 		struct g *gp = getg();
 		bool restart;
+		/* no handler of the program's ran (an ignored signal, one at
+		 * its default action): the kernel waits on, the word looked
+		 * at again, the deadline kept */
 		if (gp && !door_signals_restart(gp, &restart))
-			return 0;	/* not a signal: a spurious wake-up */
+			goto again;
 		/* as the kernel: a wait without a timeout is restarted after
 		 * SA_RESTART handlers (the word is looked at again) */
 		if (gp && restart && !ts)

@@ -52,17 +52,21 @@ static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *re
 	int64_t want = ts_ns(req);
 	if (!(flags & TIMER_ABSTIME)) {
 		int64_t deadline = rt_nanotime() + (want > INT64_MAX / 2 ? INT64_MAX / 2 : want);
-		g_sleep_until(deadline);
-		door_testcancel(gp);
-		if (door_signals(gp)) {
+		for (;;) {
+			g_sleep_until(deadline);
+			door_testcancel(gp);
+			bool handled = door_signals(gp);
 			int64_t left = deadline - rt_nanotime();
-			if (left > 0) {
+			if (left <= 0)
+				return 0;
+			if (handled) {
 				if (rem)
 					ns_ts(left, rem);
 				return EINTR;
 			}
+			/* woken, and no handler ran (an ignored signal, or one
+			 * at its default action): the kernel sleeps on */
 		}
-		return 0;
 	}
 	/* absolute: sleep by CLOCK_MONOTONIC, then check the clock itself,
 	 * which may have been set meanwhile */
@@ -78,8 +82,6 @@ static int g_clock_nanosleep(clockid_t clk, int flags, const struct timespec *re
 			real_clock_gettime(clk, &cur);
 			return want - ts_ns(&cur) > 0 ? EINTR : 0;
 		}
-		if (clk == CLOCK_MONOTONIC)
-			return 0;
 	}
 }
 

@@ -15,6 +15,8 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/futex.h>
 
 static const char *name(int e)
 {
@@ -31,6 +33,8 @@ static const char *name(int e)
 	case ENOTSUP: return "ENOTSUP";
 	case EFAULT: return "EFAULT";
 	case EBADF: return "EBADF";
+	case EINTR: return "EINTR";
+	case ECHILD: return "ECHILD";
 	default: return "other";
 	}
 }
@@ -100,6 +104,109 @@ static void on_winch(int sig)
 {
 	(void)sig;
 	winches++;
+}
+
+/* A thread that blocks SIGCHLD while the main thread waits: libgmp then
+ * takes SIGCHLD through its own handler, though the program's action is
+ * the default (ignore it). */
+static sem_t chld_blocked, chld_done;
+
+static void *block_chld(void *arg)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	sem_post(&chld_blocked);
+	sem_wait(&chld_done);
+	return arg;
+}
+
+static double mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A child ends while the main thread waits 200 ms, SIGCHLD at its
+ * default action and blocked by another thread: nothing interrupts the
+ * wait (libgmp's futex wait failed with EINTR, its sleep returned early). */
+static void child_ends_during(int kind)
+{
+	pthread_t t;
+	sem_init(&chld_blocked, 0, 0);
+	sem_init(&chld_done, 0, 0);
+	pthread_create(&t, NULL, block_chld, NULL);
+	sem_wait(&chld_blocked);
+	pid_t p = fork();
+	if (p == 0) {
+		usleep(10000);
+		_exit(0);
+	}
+	static int word;
+	struct timespec ts = {0, 200000000};
+	double t0 = mono_now();
+	if (kind == 0) {
+		long r = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		SHOW("futex wait 200ms, a child ends", r == 0 ? 0 : errno);
+	} else {
+		int r = nanosleep(&ts, NULL);
+		printf("%-40s %s, slept it all %d\n", "nanosleep 200ms, a child ends",
+		       name(errno_of(r)), mono_now() - t0 >= 0.2);
+	}
+	waitpid(p, NULL, 0);
+	sem_post(&chld_done);
+	pthread_join(t, NULL);
+	sem_destroy(&chld_blocked);
+	sem_destroy(&chld_done);
+}
+
+static void *exits(void *arg)
+{
+	pthread_exit(arg);
+}
+
+/* A thread ends with pthread_exit, then a child ends while the main
+ * thread sleeps with a system call of its own: libgmp's unwinder blocked
+ * every signal for a moment, which libgmp took for the thread's doing
+ * and caught SIGCHLD from then on, so the sleep failed with EINTR. */
+static void child_ends_after_exit(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, exits, NULL);
+	pthread_join(t, NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		usleep(10000);
+		_exit(0);
+	}
+	struct timespec ts = {0, 200000000};
+	long r = syscall(SYS_nanosleep, &ts, NULL);
+	SHOW("syscall(nanosleep) 200ms, a child ends", r == 0 ? 0 : errno);
+	waitpid(p, NULL, 0);
+}
+
+/* SIGCHLD ignored while another thread blocks it: the kernel reaps the
+ * child (libgmp gave SIGCHLD its own handler, and the child waited to be
+ * reaped). */
+static void ignored_chld_reaps(void)
+{
+	pthread_t t;
+	sem_init(&chld_blocked, 0, 0);
+	sem_init(&chld_done, 0, 0);
+	pthread_create(&t, NULL, block_chld, NULL);
+	sem_wait(&chld_blocked);
+	signal(SIGCHLD, SIG_IGN);
+	pid_t p = fork();
+	if (p == 0)
+		_exit(3);
+	SHOW("SIGCHLD ignored: waitpid(child)", waitpid(p, NULL, 0) == p ? 0 : errno);
+	signal(SIGCHLD, SIG_DFL);
+	sem_post(&chld_done);
+	pthread_join(t, NULL);
+	sem_destroy(&chld_blocked);
+	sem_destroy(&chld_done);
 }
 
 /* glibc declares these nonnull; a program may pass NULL all the same */
@@ -266,6 +373,10 @@ static void fuzz_found(void)
 	printf("%-40s %s, SA_RESETHAND %d, SA_NODEFER %d\n", "sysv_signal handler after two raises",
 	       o.sa_handler == SIG_DFL ? "SIG_DFL" : "other", !!(o.sa_flags & SA_RESETHAND),
 	       !!(o.sa_flags & SA_NODEFER));
+	child_ends_during(0);
+	child_ends_during(1);
+	child_ends_after_exit();
+	ignored_chld_reaps();
 }
 
 /* Found by tests/fuzz: glibc checks a deadline (its clock, its
