@@ -59,11 +59,18 @@ static _Atomic bool oneshot[NSIG];
 static _Atomic uint64_t tramp_set;
 static struct rt_mutex act_lock;
 
+/* The signals whose default action is to ignore them (SIGCONT's also
+ * continues a stopped process, which has happened when it arrives). */
+static bool ignored_by_default(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
+}
+
 /* A signal whose default action must happen now. */
 static void default_action(int sig)
 {
 	/* the signal may end the process: the trace goes out first */
-	if (sig != SIGCHLD && sig != SIGURG && sig != SIGWINCH && sig != SIGCONT)
+	if (!ignored_by_default(sig))
 		trace_finish();
 	/* the program's flags and mask stay, as the kernel keeps them when
 	 * SA_RESETHAND resets a handler (a query then shows them) */
@@ -82,6 +89,12 @@ static void default_action(int sig)
 static bool is_handler(const struct sigaction *a)
 {
 	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+}
+
+/* a, sig's action, drops the signal (and discards its pending instances) */
+static bool ignores(int sig, const struct sigaction *a)
+{
+	return a->sa_handler == SIG_IGN || (a->sa_handler == SIG_DFL && ignored_by_default(sig));
 }
 
 /* Under act_lock: a is now the program's action for sig. */
@@ -266,11 +279,12 @@ static int raise_pending(struct g *gp, bool *restart)
 	if (!sigq_pending_for(gp))
 		return 0;	/* the common case: one load */
 	uint32_t start = gp->nhandled;
+	uint64_t left = 0;	/* signals whose nudge ran nothing */
 	for (int round = 0; round < 64; round++) {
 		uint64_t kmask;
 		if (arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &kmask, 8) != 0)
 			break;
-		uint64_t can = ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask) & ~kmask;
+		uint64_t can = ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask) & ~kmask & ~left;
 		if (!can)
 			break;
 		int sig = __builtin_ctzll(can) + 1;
@@ -282,8 +296,20 @@ static int raise_pending(struct g *gp, bool *restart)
 		}
 		uint32_t before = gp->ndelivered;
 		nudge_self(sig);
-		if (gp->ndelivered == before)
-			break;	/* nothing ran: leave it for the next door */
+		if (gp->ndelivered != before)
+			continue;
+		/* Nothing ran. An instance whose action ignores it by now (one
+		 * the trampoline caught on another thread just before the
+		 * action changed, routed after sigaction discarded the rest)
+		 * is dropped, as the kernel drops it; any other is left for
+		 * the next door. The other signals' turns come either way. */
+		struct sigaction now = user_act[sig];
+		if (!user_set[sig] && real_sigaction(sig, NULL, &now) != 0)
+			now.sa_handler = SIG_DFL;
+		if (ignores(sig, &now))
+			sigq_discard(sig);
+		else
+			left |= sigq_bit(sig);
 	}
 	if (sigq_pending_for(gp))
 		atomic_fetch_or_explicit(&gp->door, DOOR_SIGNAL, memory_order_relaxed);
@@ -513,9 +539,7 @@ GMP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	bool handler = r == 0 && act && is_handler(act);
 	/* an action that ignores the signal discards its pending instances,
 	 * libgmp's too (POSIX; the kernel does it for its own) */
-	if (r == 0 && act && (act->sa_handler == SIG_IGN ||
-			      (act->sa_handler == SIG_DFL && (sig == SIGCHLD || sig == SIGCONT ||
-							      sig == SIGWINCH || sig == SIGURG))))
+	if (r == 0 && act && ignores(sig, act))
 		sigq_discard(sig);
 	if (r == 0) {
 		bool ours = (kold.sa_flags & SA_SIGINFO) && kold.sa_sigaction == trampoline;
