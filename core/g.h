@@ -247,6 +247,13 @@ struct g {
 	 * libgmp (g_in_runtime): its next park ends at once if the signal
 	 * is still pending for it. The G's own M only (trampoline, park_m). */
 	bool sig_deferred;
+	/* sigsuspend (pause, sigpause) waits on the G: a handler of a
+	 * signal its mask let through leaves the handler's mask in place
+	 * when it returns, as the kernel's frames stacked for that wait do,
+	 * so that a second instance of the signal waits (preload/signal.c:
+	 * call_user) until the wait puts back the mask it had. Cleared for
+	 * the handler's own run. Owner only. */
+	bool sig_nest;
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	int nice;			/* setpriority's value for the thread */
 	int ioprio;			/* ioprio_set's, when ioprio_set */

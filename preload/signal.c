@@ -173,6 +173,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 {
 	struct g *gp = getg();
 	uint64_t saved = 0;
+	bool nest = false;
 	if (gp) {
 		gp->preemptoff++;
 		gp->nhandled++;
@@ -181,6 +182,14 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		if (gp->m)
 			gp->m->kmask = ~(uint64_t)0;
 		saved = handler_mask_enter(gp, sig);
+		/* under sigsuspend the kernel stacks one frame per signal the
+		 * wait's mask lets through, each frame's mask the one before
+		 * plus its handler's; all of them return to the wait, which
+		 * restores its caller's mask: the handler's mask stays until
+		 * then (g->sig_nest). Signals the handler's own calls let run
+		 * get ordinary frames. */
+		nest = gp->sig_nest;
+		gp->sig_nest = false;
 		/* a wait libgmp restarts itself ends for this one as the
 		 * kernel's would (preload/sem.c) */
 		if (is_handler(&user_act[sig]) && !(user_act[sig].sa_flags & SA_RESTART))
@@ -188,7 +197,8 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	}
 	call_handler(sig, info, uc);
 	if (gp) {
-		bool unblocked = handler_mask_leave(gp, saved);
+		gp->sig_nest = nest;
+		bool unblocked = !nest && handler_mask_leave(gp, saved);
 		/* the kernel mask the handler set (sigprocmask) ends with
 		 * its frame: the M's is not known until set again */
 		if (gp->m)

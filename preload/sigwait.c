@@ -388,11 +388,16 @@ GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct t
 	return wait_info(gp, set, deadline, info);
 }
 
-/* Wait with the mask `mask` until a handler has run on this G. */
+/* Wait with the mask `mask` until a handler has run on this G. The
+ * handlers that run keep their masks until the wait ends (g->sig_nest):
+ * of the instances pending of one signal, one runs, and the mask the
+ * wait puts back holds the others, as the kernel's frames do. */
 static int suspend(struct g *gp, uint64_t mask)
 {
 	door_testcancel(gp);
 	uint32_t handled = gp->nhandled;
+	bool outer = gp->sig_nest;
+	gp->sig_nest = true;
 	/* signals the new mask lets through run at once, on this G: those
 	 * the kernel holds when the mask is applied, and libgmp's */
 	uint64_t old = set_mask(gp, mask);
@@ -400,8 +405,12 @@ static int suspend(struct g *gp, uint64_t mask)
 	while (gp->nhandled == handled) {
 		sig_park(gp, ~mask & ~(RESERVED | UNBLOCKABLE), 0);
 		door_signals(gp);
-		door_testcancel(gp);
+		if (gp->nhandled == handled && g_cancel_acts(gp)) {
+			gp->sig_nest = outer;	/* the thread ends here */
+			door_testcancel(gp);
+		}
 	}
+	gp->sig_nest = outer;
 	set_mask(gp, old);
 	errno = EINTR;
 	return -1;

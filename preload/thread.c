@@ -166,6 +166,7 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	st_rlx(&gp->sigpend, (uint64_t)0);
 	gp->nhandled = 0;
 	gp->sig_reinject = 0;
+	gp->sig_nest = false;
 	gp->inlib = 0;
 	gp->clear_tid = NULL;
 	gp->clear_tid_set = false;

@@ -268,6 +268,76 @@ static void fuzz_found(void)
 	       !!(o.sa_flags & SA_NODEFER));
 }
 
+/* Found by tests/fuzz (the signal generators, fuzz_sig.c). */
+static volatile sig_atomic_t runs;
+
+static void count_run(int sig)
+{
+	(void)sig;
+	runs++;
+}
+
+/* sig blocked, with count_run as its handler */
+static void hold(int sig)
+{
+	struct sigaction a = {0};
+	a.sa_handler = count_run;
+	sigemptyset(&a.sa_mask);
+	sigaction(sig, &a, NULL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+}
+
+static void let_go(int sig)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	signal(sig, SIG_DFL);
+}
+
+static int pending(int sig)
+{
+	sigset_t p;
+	sigemptyset(&p);
+	sigpending(&p);
+	return sigismember(&p, sig);
+}
+
+/* sigsuspend with sig let through, held and pending: how often its
+ * handler ran, and then once sig is unblocked */
+static void suspend_for(const char *what, int sig)
+{
+	sigset_t m;
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	sigdelset(&m, sig);
+	runs = 0;
+	sigsuspend(&m);
+	printf("%-40s ran %d, pending %d\n", what, (int)runs, pending(sig));
+	let_go(sig);
+	printf("%-40s ran %d\n", "then unblocked", (int)runs);
+}
+
+static void fuzz_found_sig(void)
+{
+	/* sigsuspend lets one of the instances pending run: its handler's
+	 * mask, then the mask put back, hold the others (libgmp ran a
+	 * handler for each) */
+	int rt = SIGRTMIN + 3;
+	hold(rt);
+	raise(rt);
+	raise(rt);
+	suspend_for("sigsuspend, real-time signal raised 2x", rt);
+	/* a standard signal pending for the thread and for the process */
+	hold(SIGWINCH);
+	raise(SIGWINCH);
+	kill(getpid(), SIGWINCH);
+	suspend_for("sigsuspend, raised and sent to process", SIGWINCH);
+}
+
 /* Found by tests/fuzz: glibc checks a deadline (its clock, its
  * nanoseconds) before it tries a process-shared rwlock or semaphore, so a
  * malformed one is EINVAL even when the lock or a unit is free. */
@@ -442,6 +512,7 @@ int main(int argc, char **argv)
 	shared_deadlines();
 	pi_owner();
 	fuzz_found();
+	fuzz_found_sig();
 	printf("DONE\n");
 	return 0;
 }
