@@ -75,6 +75,14 @@ bool door_eintr_spurious(struct g *gp, uint32_t handled)
 	int e = errno;
 	door_signals(gp);
 	errno = e;
+	return gp->nhandled_user == handled;
+}
+
+bool door_eintr_spurious_any(struct g *gp, uint32_t handled)
+{
+	int e = errno;
+	door_signals(gp);
+	errno = e;
 	return gp->nhandled == handled;
 }
 

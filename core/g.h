@@ -185,6 +185,9 @@ struct g {
 	 * pause); 0 otherwise. core/sigq.c. */
 	_Atomic uint64_t sigwant;
 	uint32_t nhandled;		/* signal handlers run on it (owner) */
+	/* ... of them, the program's handlers, not a default or ignore
+	 * action the trampoline carried out (owner) */
+	uint32_t nhandled_user;
 	/* ... of them, handlers installed without SA_RESTART (owner) */
 	uint32_t nhandled_intr;
 	int cancelstate, canceltype;	/* owned by the G */
@@ -247,12 +250,13 @@ struct g {
 	 * libgmp (g_in_runtime): its next park ends at once if the signal
 	 * is still pending for it. The G's own M only (trampoline, park_m). */
 	bool sig_deferred;
-	/* sigsuspend (pause, sigpause) waits on the G: a handler of a
-	 * signal its mask let through leaves the handler's mask in place
-	 * when it returns, as the kernel's frames stacked for that wait do,
-	 * so that a second instance of the signal waits (preload/signal.c:
-	 * call_user) until the wait puts back the mask it had. Cleared for
-	 * the handler's own run. Owner only. */
+	/* sigsuspend (pause, sigpause) waits on the G and no handler ran
+	 * yet: the first to run leaves its mask in place when it returns
+	 * (preload/signal.c: call_user), as the kernel's first frame for
+	 * such a wait returns to the wait's caller with the caller's mask,
+	 * which the wait puts back; the frames stacked on it meanwhile
+	 * restore the first handler's mask, under which other signals run
+	 * as usual. The first handler clears it. Owner only. */
 	bool sig_nest;
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	int nice;			/* setpriority's value for the thread */

@@ -245,7 +245,7 @@ static int wait_glibc(sem_t *s, clockid_t clk, const struct timespec *abs)
 	if (spin_glibc(gp, s, clk, abs))
 		return 0;
 	for (;;) {
-		uint32_t handled = gp->nhandled, intr = gp->nhandled_intr;
+		uint32_t handled = gp->nhandled_user, intr = gp->nhandled_intr;
 		if (!kwait_begin(gp, KWAIT_SEM, s))
 			door_testcancel(gp);
 		g_syscall_enter_wait();
