@@ -78,6 +78,14 @@ bool door_eintr_spurious(struct g *gp, uint32_t handled)
 	return gp->nhandled == handled;
 }
 
+bool door_eintr_spurious_any(struct g *gp, uint32_t handled)
+{
+	int e = errno;
+	door_signals(gp);
+	errno = e;
+	return gp->ndelivered == handled;
+}
+
 void door_slow(struct g *gp, bool may_yield)
 {
 	/* inside libgmp (a light entry called from glibc that libgmp

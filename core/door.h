@@ -325,15 +325,22 @@ static inline void door_testcancel(struct g *gp)
 
 /*
  * After a system call of gp's, made since `handled` was read from
- * gp->nhandled, failed with EINTR: true when no handler of the program's
- * ran, and the call is to be made again. Linux ends poll, select,
- * epoll_wait (even with a zero timeout), semop and msgrcv with EINTR
- * whenever any handler runs during the call, SA_RESTART or not; sysmon's
- * preemption request (SCHED_SIG) has a handler, and the program must not
- * see its EINTR. Runs the handlers of signals held back for gp first
- * (those count as the program's).
+ * gp->nhandled, failed with EINTR: true when no handler of the
+ * program's ran, and the call is to be made again. Linux ends poll,
+ * select, epoll_wait (even with a zero timeout), semop and msgrcv with
+ * EINTR whenever any handler runs during the call, SA_RESTART or not;
+ * sysmon's preemption request (SCHED_SIG) has a handler, and so does a
+ * signal libgmp raised to run a default or ignore action on the
+ * trampoline (one the kernel restarts the call for): the program must
+ * not see their EINTR. Runs the handlers of signals held back for gp
+ * first (those count as the program's).
  */
 bool door_eintr_spurious(struct g *gp, uint32_t handled);
+/* The same for a call Linux ends with EINTR, never restarted, whenever a
+ * signal is taken during it, also one its action ignores (epoll_pwait
+ * with a mask): `handled` was read from gp->ndelivered, and only libgmp's
+ * own signals are spurious. */
+bool door_eintr_spurious_any(struct g *gp, uint32_t handled);
 
 /* Run `call` (an expression of type T) as a system call of the calling G
  * that may block (g_syscall_enter/exit: its P is handed on if it lasts),
@@ -418,14 +425,18 @@ void g_syscall_enter_wait(void);
  * the program's (door_eintr_spurious), `rearm` (which recomputes the time
  * left) run before each new try.
  */
-#define GMP_BLOCKING_AGAIN(T, cancel, now, rearm, call) ({ \
+#define GMP_BLOCKING_AGAIN(T, cancel, now, rearm, call) \
+	GMP_BLOCKING_AGAIN_(T, cancel, now, rearm, call, nhandled, door_eintr_spurious)
+/* GMP_BLOCKING_AGAIN for a call door_eintr_spurious_any judges. */
+#define GMP_BLOCKING_AGAIN_ANY(T, cancel, now, rearm, call) \
+	GMP_BLOCKING_AGAIN_(T, cancel, now, rearm, call, ndelivered, door_eintr_spurious_any)
+#define GMP_BLOCKING_AGAIN_(T, cancel, now, rearm, call, count, spurious) ({ \
 	struct g *again_g = getg(); \
 	T again_r; \
 	for (;;) { \
-		uint32_t again_h = again_g ? again_g->nhandled : 0; \
+		uint32_t again_h = again_g ? again_g->count : 0; \
 		again_r = (now) ? GMP_BLOCKING_NOW(T, cancel, call) : GMP_BLOCKING(T, cancel, call); \
-		if (!again_g || again_r != -1 || errno != EINTR || \
-		    !door_eintr_spurious(again_g, again_h)) \
+		if (!again_g || again_r != -1 || errno != EINTR || !spurious(again_g, again_h)) \
 			break; \
 		rearm; \
 	} \

@@ -145,6 +145,28 @@ void fd_refuse_nowait(int fd, int mode)
 	ring_each(fd, set_pollfirst, (void *)(uintptr_t)(mode == NP_READ ? FD_POLLFIRST_R : FD_POLLFIRST_W));
 }
 
+static _Atomic bool any_sigfd;
+
+static void set_sigmask(struct fdent *e, void *arg)
+{
+	st_rlx(&e->sigmask, *(const uint64_t *)arg);
+	atomic_fetch_or(&e->flags, FD_SIGNALFD);
+}
+
+void fd_set_sigmask(int fd, uint64_t mask)
+{
+	struct fdent *e = fd_polled(fd);
+	if (!e)
+		return;
+	st_rel(&any_sigfd, true);
+	ring_each(fd, set_sigmask, &mask);
+}
+
+bool fd_signalfds(void)
+{
+	return ld_acq(&any_sigfd);
+}
+
 struct timeo {
 	bool rcv;
 	int64_t ns;
@@ -196,7 +218,8 @@ void fd_dup(int oldfd, int newfd)
 	fd_created(newfd, fl & FD_USER_NB, fl & FD_SOCKET);
 	struct fdent *n = fd_get(newfd);
 	if (n) {
-		atomic_fetch_or(&n->flags, fl & (FD_POLLFIRST_R | FD_POLLFIRST_W));
+		st_rlx(&n->sigmask, ld_rlx(&o->sigmask));
+		atomic_fetch_or(&n->flags, fl & (FD_POLLFIRST_R | FD_POLLFIRST_W | FD_SIGNALFD));
 		st_rlx(&n->rcvtimeo, ld_rlx(&o->rcvtimeo));
 		st_rlx(&n->sndtimeo, ld_rlx(&o->sndtimeo));
 		/* into oldfd's ring of duplicates */

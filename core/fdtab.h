@@ -42,6 +42,7 @@
 #define FD_POLLFIRST_W	0x10	/* and for writes */
 #define FD_TASKFILE	0x20	/* a thread's file under /proc (shim/file.c) */
 #define FD_LISTENS	0x40	/* a socket that listens (shim/net.c accept4) */
+#define FD_SIGNALFD	0x80	/* a signalfd, of the signals in sigmask */
 
 struct fdent {
 	_Atomic uint32_t flags;
@@ -68,6 +69,10 @@ struct fdent {
 	 * file of OS thread task_tid (the one the G ran on) */
 	_Atomic(struct g *) task_g;
 	_Atomic int task_tid;
+	/* FD_SIGNALFD: the signals it reads (sigq_bit), the mask belonging
+	 * to the open file description as O_NONBLOCK does: the same in
+	 * every duplicate. */
+	_Atomic uint64_t sigmask;
 };
 
 /* The entry of fd, or NULL when libgmp never recorded anything there. */
@@ -96,6 +101,11 @@ void fd_dup(int oldfd, int newfd);
 /* The program set (nb) or cleared O_NONBLOCK on polled descriptor fd:
  * every duplicate sees it, as in the kernel. */
 void fd_set_user_nb(int fd, bool nb);
+/* Polled descriptor fd is a signalfd of the signals in mask (signalfd
+ * made it, or gave it a new mask): every duplicate reads them. */
+void fd_set_sigmask(int fd, uint64_t mask);
+/* Was a signalfd ever recorded (fd_set_sigmask)? */
+bool fd_signalfds(void);
 /* A socket timeout (SO_RCVTIMEO when rcv, else SO_SNDTIMEO) of ns was set
  * on polled descriptor fd: every duplicate has it. The kernel applies it
  * to blocking calls alone, so libgmp's parked ones keep it here. */

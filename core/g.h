@@ -259,6 +259,14 @@ struct g {
 	/* Signals routed to this G (core/sigq.c): their bits. */
 	_Atomic uint64_t sigpend;
 	int sig_reinject;		/* signal the G is re-raising for itself */
+	/* sigsuspend (pause, sigpause) waits on the G and no handler ran
+	 * yet: the first to run leaves its mask in place when it returns
+	 * (preload/signal.c: call_user), as the kernel's first frame for
+	 * such a wait returns to the wait's caller with the caller's mask,
+	 * which the wait puts back; the frames stacked on it meanwhile
+	 * restore the first handler's mask, under which other signals run
+	 * as usual. The first handler clears it. Owner only. */
+	bool sig_nest;
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	int nice;			/* setpriority's value for the thread */
 	int ioprio;			/* ioprio_set's, when ioprio_set */

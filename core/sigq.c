@@ -109,17 +109,23 @@ static struct sigrec *fill_record(struct g *target, const siginfo_t *info, bool 
 	return NULL;
 }
 
+/* r, filled, is posted for a router. */
+static void post_filled(struct sigrec *r)
+{
+	st_rel(&r->state, (uint32_t)REC_POSTED);
+	xadd(&nposted, 1);
+	st_rel(&sched.sigpoll, 1);
+	netpoll_break();
+	sysmon_kick();
+}
+
 bool sigq_post(struct g *target, const siginfo_t *info)
 {
 	bool merged;
 	struct sigrec *r = fill_record(target, info, &merged);
 	if (!r)
 		return merged;
-	st_rel(&r->state, (uint32_t)REC_POSTED);
-	xadd(&nposted, 1);
-	st_rel(&sched.sigpoll, 1);
-	netpoll_break();
-	sysmon_kick();
+	post_filled(r);
 	return true;
 }
 
@@ -282,6 +288,17 @@ bool sigq_send(struct g *target, const siginfo_t *info, struct p *pp)
 	struct sigrec *r = fill_record(target, info, &merged);
 	if (!r)
 		return merged;
+	if (!target) {
+		/* the process's: routed here, never left to a router that
+		 * another thread (sysmon) may be, which would route it only
+		 * after the sender's call returned */
+		struct g *gp = choose_target(info->si_signo);
+		if (gp)
+			route(r, gp, pp);
+		else
+			post_filled(r);
+		return true;
+	}
 	if (!live(target)) {
 		/* its thread is gone: dropped, as Linux drops it */
 		st_rel(&r->state, (uint32_t)REC_FREE);

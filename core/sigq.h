@@ -38,10 +38,10 @@ static inline uint64_t sigq_bit(int sig)
  * the same target are merged, as the kernel does. Returns false when
  * the queue is full. */
 bool sigq_post(struct g *target, const siginfo_t *info);
-/* sigq_post for a thread's signal, routed to target at once (as the
- * kernel makes a thread's signal pending for it before the sending call
- * returns), from a G's code, not a handler's: pp is the caller's P or
- * NULL. */
+/* sigq_post routed at once (as the kernel makes a signal pending before
+ * the sending call returns): for target, or (NULL) for the G that takes
+ * the process's signal now, else pending for the process. From a G's
+ * code, not a handler's: pp is the caller's P or NULL. */
 bool sigq_send(struct g *target, const siginfo_t *info, struct p *pp);
 /* gp ended (its status is DEAD): process signals routed to it and not
  * yet taken go back to be routed to another thread; its own are

@@ -61,6 +61,13 @@ void gmp_sigmask_init(void);
  * the mask to give back with gmp_call_mask_end after the call. */
 uint64_t gmp_call_mask_begin(struct g *gp, const sigset_t *mask);
 void gmp_call_mask_end(struct g *gp, uint64_t old);
+/* sigwait.c: the signals libgmp holds that gp could take now (sent to
+ * it while it blocked them, or to the process while every G did). */
+uint64_t gmp_sig_held(struct g *gp);
+/* sigwait.c: read(2) of a signalfd of the signals in mask, n bytes at
+ * buf (room for one record at least), for gp: the signals libgmp holds
+ * with the kernel's, in the kernel's order. Bytes read, or -errno. */
+ssize_t gmp_sigfd_read(struct g *gp, uint64_t mask, bool nonblock, void *buf, size_t n);
 /* signal.c: nudge this OS thread for each signal routed to gp that gp
  * does not block. */
 void gmp_renudge(struct g *gp);

@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -186,6 +187,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 {
 	struct g *gp = getg();
 	uint64_t saved = 0;
+	bool nest = false;
 	if (gp) {
 		gp->preemptoff++;
 		gp->ndelivered++;
@@ -195,6 +197,13 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		 * thread blocks them) */
 		if (is_handler(&user_act[sig])) {
 			gp->nhandled++;
+			/* the first handler a sigsuspend runs returns to the
+			 * wait's caller, with the caller's mask, in the
+			 * kernel: its own mask stays until the wait ends
+			 * (g->sig_nest). Every later one, here or inside it,
+			 * restores the mask it found. */
+			nest = gp->sig_nest;
+			gp->sig_nest = false;
 			/* a wait libgmp restarts itself ends for this one as
 			 * the kernel's would (preload/sem.c) */
 			if (!(user_act[sig].sa_flags & SA_RESTART))
@@ -208,7 +217,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	}
 	call_handler(sig, info, uc);
 	if (gp) {
-		bool unblocked = handler_mask_leave(gp, saved);
+		bool unblocked = !nest && handler_mask_leave(gp, saved);
 		/* the kernel mask the handler set (sigprocmask) ends with
 		 * its frame: the M's is not known until set again */
 		if (gp->m)
@@ -273,7 +282,9 @@ static void run_routed(struct g *gp, int sig, void *uc)
  * whose nudge found another of its kind pending (Linux keeps one standard
  * signal pending of each kind); the G's next door runs them. *restart
  * (if asked) becomes false when a handler that ran was installed without
- * SA_RESTART. Returns how many handlers ran. */
+ * SA_RESTART. Returns how many of the program's handlers ran: a default
+ * or ignore action carried out on the trampoline interrupts nothing, as
+ * in the kernel. */
 static int raise_pending(struct g *gp, bool *restart)
 {
 	if (!sigq_pending_for(gp))
@@ -287,7 +298,13 @@ static int raise_pending(struct g *gp, bool *restart)
 		uint64_t can = ld_acq(&gp->sigpend) & ~ld_rlx(&gp->sigmask) & ~kmask & ~left;
 		if (!can)
 			break;
-		int sig = __builtin_ctzll(can) + 1;
+		/* in the kernel's order: the thread's own signals before the
+		 * process's, each the lowest-numbered first (under sigsuspend
+		 * the first one decides which others run) */
+		bool own;
+		int sig = sigq_next(gp, can, false, &own);
+		if (!sig)
+			sig = __builtin_ctzll(can) + 1;
 		if (restart) {
 			struct sigaction sa;
 			if (real_sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_RESTART) &&
@@ -691,16 +708,52 @@ GMP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
 	return sysv_signal(sig, h);
 }
 
+/* SIGCONT is sent: the stop signals pending, libgmp's and the kernel's
+ * (this OS thread's and the process's), are dropped, as the kernel's
+ * prepare_signal drops them; there is nothing to continue, the sender
+ * runs. */
+static void discard_stops(void)
+{
+	static const int stops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+	uint64_t all = 0, k = 0;
+	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+		sigq_discard(stops[i]);
+		all |= sigq_bit(stops[i]);
+	}
+	arch_syscall2(SYS_rt_sigpending, &k, 8);
+	struct timespec zero = {0, 0};
+	siginfo_t si;
+	while ((k & all) && arch_syscall4(SYS_rt_sigtimedwait, &all, &si, &zero, 8) > 0)
+		;
+}
+
+/* Does sig's action, in the kernel, ignore it? */
+static bool ignored(int sig)
+{
+	struct sigaction k;
+	if (real_sigaction(sig, NULL, &k) != 0 || (k.sa_flags & SA_SIGINFO))
+		return false;
+	return k.sa_handler == SIG_IGN || (k.sa_handler == SIG_DFL && ignored_by_default(sig));
+}
+
 int gmp_signal_process(int sig, const union sigval *val)
 {
 	if (sig <= 0 || sig >= 64 || sig >= NSIG || !catchable(sig) || sig == SCHED_SIG ||
 	    sched_in_vfork_child())
 		return -1;
-	/* stop signals and SIGCONT discard each other when sent */
-	if (sig == SIGCONT || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+	/* a stop signal stops the process (and drops a pending SIGCONT):
+	 * the kernel's to send */
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
 		return -1;
+	if (sig == SIGCONT)
+		discard_stops();
 	if (!(ld_acq(&tramp_set) & sigq_bit(sig)))
-		return -1;	/* the kernel ignores it or acts on it itself */
+		/* the kernel acts on it itself; or it ignores it, no G
+		 * blocking it (else the trampoline would have it): dropped
+		 * here, where the kernel would keep it pending if the OS
+		 * thread the process's id names blocked it, which under libgmp
+		 * may run any G, or none */
+		return ignored(sig) ? 0 : -1;
 	const struct sigaction *a = &user_act[sig];
 	if (!is_handler(a) && (is_fault_sig(sig) || is_dump_sig(sig)))
 		return -1;	/* the trampoline's own default actions */
@@ -711,9 +764,10 @@ int gmp_signal_process(int sig, const union sigval *val)
 	si.si_uid = (uid_t)arch_syscall0(SYS_getuid);
 	if (val)
 		si.si_value = *val;
-	if (!sigq_post(NULL, &si))
+	struct p *pp = sched_my_p();
+	if (!sigq_send(NULL, &si, pp))
 		return -1;
-	sigq_poll(sched_my_p());
+	sigq_poll(pp);
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -416,11 +417,125 @@ GMP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct t
 	return wait_info(gp, set, deadline, info);
 }
 
-/* Wait with the mask `mask` until a handler has run on this G. */
+/* --- signalfd ----------------------------------------------------------------------- */
+
+/*
+ * A signalfd reads the signals pending for the calling thread and for
+ * the process. Those libgmp holds (sent to a G that blocks them, or to
+ * the process while every G does) are not in the kernel, which sees only
+ * the OS thread's and the process's own: a G's read of a signalfd takes
+ * them here, with the kernel's, in the kernel's order (take_pending), and
+ * writes each record as the kernel's signalfd_copyinfo does; its poll
+ * and select find them readable (shim/poll.c).
+ */
+
+uint64_t gmp_sig_held(struct g *gp)
+{
+	return sigq_takeable_mask(gp);
+}
+
+/* The kernel's siginfo_layout: which fields a signal's record holds,
+ * by its number and code (the limits are the kernel's NSIG* counts). */
+enum { L_KILL, L_TIMER, L_POLL, L_FAULT, L_CHLD, L_RT, L_SYS };
+
+static int layout(int sig, int code)
+{
+	static const signed char limit[32] = {
+		[SIGILL] = 11, [SIGFPE] = 15, [SIGSEGV] = 10, [SIGBUS] = 5, [SIGTRAP] = 6,
+		[SIGCHLD] = 6, [SIGPOLL] = 6, [SIGSYS] = 2,
+	};
+	if (code > SI_USER && code < SI_KERNEL) {
+		if (sig > 0 && sig < 32 && code <= limit[sig])
+			return sig == SIGCHLD ? L_CHLD : sig == SIGPOLL ? L_POLL : sig == SIGSYS ? L_SYS
+												    : L_FAULT;
+		return code <= limit[SIGPOLL] ? L_POLL : L_KILL;
+	}
+	return code == SI_TIMER ? L_TIMER : code == SI_SIGIO ? L_POLL : code < 0 ? L_RT : L_KILL;
+}
+
+/* si as the kernel's signalfd_copyinfo writes it. */
+static void to_ssi(const siginfo_t *si, struct signalfd_siginfo *o)
+{
+	memset(o, 0, sizeof *o);
+	o->ssi_signo = (uint32_t)si->si_signo;
+	o->ssi_errno = si->si_errno;
+	o->ssi_code = si->si_code;
+	int l = layout(si->si_signo, si->si_code);
+	if (l == L_KILL || l == L_CHLD || l == L_RT) {
+		o->ssi_pid = (uint32_t)si->si_pid;
+		o->ssi_uid = si->si_uid;
+	}
+	switch (l) {
+	case L_TIMER:
+		o->ssi_tid = (uint32_t)si->si_timerid;
+		o->ssi_overrun = (uint32_t)si->si_overrun;
+		o->ssi_ptr = (uint64_t)(uintptr_t)si->si_ptr;
+		o->ssi_int = si->si_int;
+		break;
+	case L_POLL:
+		o->ssi_band = (uint32_t)si->si_band;
+		o->ssi_fd = si->si_fd;
+		break;
+	case L_FAULT:
+		o->ssi_addr = (uint64_t)(uintptr_t)si->si_addr;
+		if (si->si_signo == SIGBUS && (si->si_code == BUS_MCEERR_AR || si->si_code == BUS_MCEERR_AO))
+			o->ssi_addr_lsb = (uint16_t)si->si_addr_lsb;
+		break;
+	case L_CHLD:
+		o->ssi_status = si->si_status;
+		o->ssi_utime = (uint64_t)si->si_utime;
+		o->ssi_stime = (uint64_t)si->si_stime;
+		break;
+	case L_RT:
+		o->ssi_ptr = (uint64_t)(uintptr_t)si->si_ptr;
+		o->ssi_int = si->si_int;
+		break;
+	case L_SYS:
+		o->ssi_call_addr = (uint64_t)(uintptr_t)si->si_call_addr;
+		o->ssi_syscall = si->si_syscall;
+		o->ssi_arch = si->si_arch;
+		break;
+	default:
+		break;
+	}
+}
+
+ssize_t gmp_sigfd_read(struct g *gp, uint64_t mask, bool nonblock, void *buf, size_t n)
+{
+	struct signalfd_siginfo *out = buf;
+	size_t count = n / sizeof *out, got = 0;
+	mask &= ~(RESERVED | UNBLOCKABLE);
+	door_testcancel(gp);
+	for (;;) {
+		/* as the kernel's: the first record may be waited for, the
+		 * others are taken if they are there */
+		siginfo_t si;
+		while (got < count && take_pending(gp, mask, &si))
+			to_ssi(&si, &out[got++]);
+		if (got)
+			return (ssize_t)(got * sizeof *out);
+		if (nonblock)
+			return -EAGAIN;
+		bool restart = true;
+		if (door_signals_restart(gp, &restart) && !restart)
+			return -EINTR;
+		sig_park(gp, mask, 0);
+		door_testcancel(gp);
+	}
+}
+
+/* Wait with the mask `mask` until a handler has run on this G. The
+ * first handler that runs keeps its mask until the wait ends
+ * (g->sig_nest): of the instances pending of its signal one runs, and
+ * the mask the wait puts back holds the others, as the kernel's frames
+ * do. */
 static int suspend(struct g *gp, uint64_t mask)
 {
 	door_testcancel(gp);
+	/* a signal its action ignores does not end the wait */
 	uint32_t handled = gp->nhandled;
+	bool outer = gp->sig_nest;
+	gp->sig_nest = true;
 	/* signals the new mask lets through run at once, on this G: those
 	 * the kernel holds when the mask is applied, and libgmp's */
 	uint64_t old = set_mask(gp, mask);
@@ -428,8 +543,12 @@ static int suspend(struct g *gp, uint64_t mask)
 	while (gp->nhandled == handled) {
 		sig_park(gp, ~mask & ~(RESERVED | UNBLOCKABLE), 0);
 		door_signals(gp);
-		door_testcancel(gp);
+		if (gp->nhandled == handled && g_cancel_acts(gp)) {
+			gp->sig_nest = outer;	/* the thread ends here */
+			door_testcancel(gp);
+		}
 	}
+	gp->sig_nest = outer;
 	set_mask(gp, old);
 	errno = EINTR;
 	return -1;

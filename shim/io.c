@@ -21,10 +21,12 @@
  */
 #include "shim/io.h"
 #include "core/timer.h"
+#include "preload/runtime.h"
 
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -87,10 +89,35 @@ static size_t iov_total(const struct iovec *iov, int n)
 
 /* --- reads --------------------------------------------------------------- */
 
+/* A G's read of a signalfd (e) that holds room for a record: one that
+ * may wait, or one that libgmp holds signals for, is gmp_sigfd_read's
+ * (*res); else (false) the kernel answers alone. */
+static bool sigfd_read(struct fdent *e, void *buf, size_t n, ssize_t *res)
+{
+	uint32_t fl = ld_rlx(&e->flags);
+	struct g *gp = getg();
+	if (!(fl & FD_SIGNALFD) || !gp || !buf || n < sizeof(struct signalfd_siginfo))
+		return false;
+	uint64_t mask = ld_rlx(&e->sigmask);
+	bool nb = fl & FD_USER_NB;
+	if (nb && !(gmp_sig_held(gp) & mask))
+		return false;
+	ssize_t r = gmp_sigfd_read(gp, mask, nb, buf, n);
+	if (r < 0) {
+		errno = (int)-r;
+		r = -1;
+	}
+	*res = r;
+	return true;
+}
+
 GMP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	GMP_ENTRY(read, fd, buf, n);
 	struct fdent *e = io_polled(fd);
+	ssize_t r;
+	if (e && sigfd_read(e, buf, n, &r))
+		return r;
 	/* nothing to read: the file's own answer (0 from a pipe or socket,
 	 * EINVAL from an eventfd, an inotify descriptor's wait), which a
 	 * RWF_NOWAIT read of nothing does not ask for */

@@ -16,11 +16,13 @@
 #include "shim/io.h"
 #include "core/proc.h"
 #include "core/sched.h"
+#include "core/sigq.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
@@ -87,14 +89,21 @@ GMP_EXPORT int timerfd_create(int clock, int flags)
 	return fd;
 }
 
+/* A signalfd's mask is recorded: a G's read or poll of it also finds
+ * the signals libgmp holds (preload/sigwait.c, gmp_sigfd_read). */
 GMP_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 {
 	GMP_ENTRY(signalfd, fd, mask, flags);
-	if (fd != -1)	/* a new mask for an existing one */
-		return real_signalfd(fd, mask, flags);
-	int r = real_signalfd(-1, mask, flags);
-	if (r >= 0)
+	int r = real_signalfd(fd, mask, flags);
+	if (r < 0)
+		return r;
+	if (fd == -1)
 		fd_created(r, flags & SFD_NONBLOCK, false);
+	/* else a new mask for an existing one. The kernel's leaves out
+	 * what it never queues for a signalfd. */
+	uint64_t m;
+	memcpy(&m, mask, sizeof m);
+	fd_set_sigmask(r, m & ~(sigq_bit(SIGKILL) | sigq_bit(SIGSTOP)));
 	return r;
 }
 

@@ -23,6 +23,7 @@
 #include "core/timer.h"
 #include "shim/io.h"
 #include "preload/runtime.h"
+#include "core/sigq.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -105,6 +106,64 @@ static int wait_many(struct np_waiter *ws, int k, int64_t deadline,
 	}
 }
 
+/*
+ * Signalfds: the kernel finds one readable when a signal of its mask is
+ * pending for the calling OS thread or the process, but not the signals
+ * libgmp holds for the G or the process (preload/sigwait.c). The checks
+ * below add those; while the G waits it asks for the signals of the
+ * signalfds it watches (sigq_want), so that one routed to it ends the
+ * park, and the next check finds it.
+ */
+
+/* The signalfd mask of fd, or 0 (sigfds: some signalfd was made). */
+static uint64_t sigfd_mask(int fd, bool sigfds)
+{
+	struct fdent *e = sigfds && fd >= 0 ? fd_get(fd) : NULL;
+	return e && (ld_rlx(&e->flags) & FD_SIGNALFD) ? ld_rlx(&e->sigmask) : 0;
+}
+
+/* The union of the masks of the signalfds among fds asked for reading. */
+static uint64_t sigfd_want(const struct pollfd *fds, nfds_t n)
+{
+	bool sigfds = fd_signalfds();
+	uint64_t m = 0;
+	for (nfds_t i = 0; sigfds && i < n; i++)
+		if (fds[i].events & POLLIN)
+			m |= sigfd_mask(fds[i].fd, sigfds);
+	return m;
+}
+
+/* Does libgmp hold a signal in m for this G? The first look (*looked)
+ * comes after the G's wake-up was armed and its signals wanted: a router
+ * that routes one later sees those, and ends the park. */
+static bool sigfd_held(uint64_t m, uint64_t *held, bool *looked)
+{
+	if (!m)
+		return false;
+	if (!*looked) {
+		fence_seq();
+		*held = gmp_sig_held(getg());
+		*looked = true;
+	}
+	return *held & m;
+}
+
+/* After the kernel's answer r >= 0 for fds: the signalfds that libgmp
+ * holds a signal for are readable too; returns the new count. */
+static int sigfd_poll(struct pollfd *fds, nfds_t n, int r)
+{
+	uint64_t held = 0;
+	bool looked = false, sigfds = fd_signalfds();
+	for (nfds_t i = 0; sigfds && i < n; i++) {
+		if (!(fds[i].events & POLLIN) || (fds[i].revents & POLLIN) ||
+		    !sigfd_held(sigfd_mask(fds[i].fd, sigfds), &held, &looked))
+			continue;
+		r += !fds[i].revents;
+		fds[i].revents |= POLLIN;
+	}
+	return r;
+}
+
 struct poll_args {
 	struct pollfd *fds;
 	nfds_t n;
@@ -113,7 +172,8 @@ struct poll_args {
 static int poll_check(void *arg)
 {
 	struct poll_args *a = arg;
-	return real_poll(a->fds, a->n, 0);
+	int r = real_poll(a->fds, a->n, 0);
+	return r < 0 ? r : sigfd_poll(a->fds, a->n, r);
 }
 
 /* poll and ppoll without a mask, for a G; deadline 0: none. */
@@ -144,7 +204,12 @@ static int g_poll(struct pollfd *fds, nfds_t n, int64_t deadline, bool zero)
 		r = GMP_BLOCKING_AGAIN(int, true, false, ms = timer_left_ms(deadline),
 				       real_poll(fds, n, ms));
 	} else {
+		uint64_t want = sigfd_want(fds, n);
+		if (want)
+			sigq_want(gp, want);
 		r = wait_many(ws, k, deadline, poll_check, &a);
+		if (want)
+			sigq_unwant(gp);
 	}
 	if (ws != small) {
 		int e = errno;
@@ -219,12 +284,27 @@ static void select_sets(struct select_args *a)
 		*a->x = a->x0;
 }
 
+/* select_check's sigfd_poll: r is the kernel's count */
+static int select_sigfds(struct select_args *a, int r)
+{
+	uint64_t held = 0;
+	bool looked = false;
+	for (int fd = 0; r >= 0 && a->r && fd < a->nfds && fd_signalfds(); fd++) {
+		if (FD_ISSET(fd, &a->r0) && !FD_ISSET(fd, a->r) &&
+		    sigfd_held(sigfd_mask(fd, true), &held, &looked)) {
+			FD_SET(fd, a->r);
+			r++;
+		}
+	}
+	return r;
+}
+
 static int select_check(void *arg)
 {
 	struct select_args *a = arg;
 	select_sets(a);
 	struct timeval zero = {0, 0};
-	return real_select(a->nfds, a->r, a->w, a->x, &zero);
+	return select_sigfds(a, real_select(a->nfds, a->r, a->w, a->x, &zero));
 }
 
 /* select and pselect without a mask, for a G; deadline 0: none. */
@@ -279,7 +359,12 @@ static int g_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t deadline,
 									timer_left_ts(deadline, &left),
 									NULL)));
 	} else {
+		uint64_t want = sigfd_want(pf, n);
+		if (want)
+			sigq_want(gp, want);
 		ret = wait_many(ws, k, deadline, select_check, &a);
+		if (want)
+			sigq_unwant(gp);
 	}
 	int e = errno;
 	free(ws);
@@ -413,8 +498,8 @@ GMP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeou
 		int64_t deadline = timer_ms_deadline(timeout);
 		struct g *gp = getg();
 		uint64_t old = gmp_call_mask_begin(gp, mask);
-		int r = GMP_BLOCKING_AGAIN(int, true, false, timeout = timer_left_ms(deadline),
-					   real_epoll_pwait(epfd, ev, max, timeout, mask));
+		int r = GMP_BLOCKING_AGAIN_ANY(int, true, false, timeout = timer_left_ms(deadline),
+					       real_epoll_pwait(epfd, ev, max, timeout, mask));
 		gmp_call_mask_end(gp, old);
 		return r;
 	}
@@ -436,8 +521,8 @@ GMP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 		struct timespec left, *lp = (struct timespec *)ts;
 		struct g *gp = getg();
 		uint64_t old = gmp_call_mask_begin(gp, mask);
-		int r = GMP_BLOCKING_AGAIN(int, true, false, lp = timer_left_ts(deadline, &left),
-					   real_epoll_pwait2(epfd, ev, max, lp, mask));
+		int r = GMP_BLOCKING_AGAIN_ANY(int, true, false, lp = timer_left_ts(deadline, &left),
+					       real_epoll_pwait2(epfd, ev, max, lp, mask));
 		gmp_call_mask_end(gp, old);
 		return r;
 	}

@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/select.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -379,6 +380,141 @@ static void fuzz_found(void)
 	ignored_chld_reaps();
 }
 
+/* Found by tests/fuzz (the signal generators, fuzz_sig.c). */
+static volatile sig_atomic_t runs;
+
+static void count_run(int sig)
+{
+	(void)sig;
+	runs++;
+}
+
+/* sig blocked, with count_run as its handler */
+static void hold(int sig)
+{
+	struct sigaction a = {0};
+	a.sa_handler = count_run;
+	sigemptyset(&a.sa_mask);
+	sigaction(sig, &a, NULL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+}
+
+static void let_go(int sig)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	signal(sig, SIG_DFL);
+}
+
+static int pending(int sig)
+{
+	sigset_t p;
+	sigemptyset(&p);
+	sigpending(&p);
+	return sigismember(&p, sig);
+}
+
+/* sigsuspend with sig let through, held and pending: how often its
+ * handler ran, and then once sig is unblocked */
+static void suspend_for(const char *what, int sig)
+{
+	sigset_t m;
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	sigdelset(&m, sig);
+	runs = 0;
+	sigsuspend(&m);
+	printf("%-40s ran %d, pending %d\n", what, (int)runs, pending(sig));
+	let_go(sig);
+	printf("%-40s ran %d\n", "then unblocked", (int)runs);
+}
+
+static void fuzz_found_sig(void)
+{
+	/* sigsuspend lets one of the instances pending run: its handler's
+	 * mask, then the mask put back, hold the others (libgmp ran a
+	 * handler for each) */
+	int rt = SIGRTMIN + 3;
+	hold(rt);
+	raise(rt);
+	raise(rt);
+	suspend_for("sigsuspend, real-time signal raised 2x", rt);
+	/* a standard signal pending for the thread and for the process */
+	hold(SIGWINCH);
+	raise(SIGWINCH);
+	kill(getpid(), SIGWINCH);
+	suspend_for("sigsuspend, raised and sent to process", SIGWINCH);
+	/* the thread's own signal runs first, and its mask holds the
+	 * second instance of it (libgmp took the lowest-numbered first,
+	 * the process's, and ran the thread's twice) */
+	hold(rt);
+	hold(rt + 1);
+	sigqueue(getpid(), rt, (union sigval){0});
+	raise(rt + 1);
+	raise(rt + 1);
+	sigset_t m;
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	sigdelset(&m, rt);
+	sigdelset(&m, rt + 1);
+	runs = 0;
+	sigsuspend(&m);
+	printf("%-40s ran %d, pending %d\n", "sigsuspend, thread's signal before process's",
+	       (int)runs, pending(rt + 1));
+	let_go(rt + 1);
+	let_go(rt);
+	/* a signal the thread blocks, sent to itself, is read from a
+	 * signalfd and seen by its poll (libgmp held it, the kernel had
+	 * nothing to read) */
+	hold(SIGWINCH);
+	hold(rt);
+	sigset_t sm;
+	sigemptyset(&sm);
+	sigaddset(&sm, SIGWINCH);
+	sigaddset(&sm, rt);
+	int sfd = signalfd(-1, &sm, SFD_NONBLOCK);
+	raise(SIGWINCH);
+	pthread_kill(pthread_self(), rt);
+	struct pollfd pf = {sfd, POLLIN, 0};
+	int pr = poll(&pf, 1, 0);
+	struct signalfd_siginfo si[3];
+	ssize_t n = read(sfd, si, sizeof si);
+	printf("%-40s poll %d, read %zd: %d %d, pending %d\n", "signalfd, signals raised blocked", pr,
+	       n / (ssize_t)sizeof si[0], n > 0 ? (int)si[0].ssi_signo : 0,
+	       n > 128 ? (int)si[1].ssi_signo - rt : 0, pending(SIGWINCH));
+	close(sfd);
+	let_go(SIGWINCH);
+	let_go(rt);
+	/* a signal pending, blocked and ignored, which a pselect's mask
+	 * lets through, is dropped and the call goes on (libgmp: EINTR) */
+	hold(SIGWINCH);
+	raise(SIGWINCH);
+	signal(SIGWINCH, SIG_IGN);
+	raise(SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	sigdelset(&m, SIGWINCH);
+	struct timespec ms = {0, 1000000};
+	errno = 0;
+	int sr = pselect(0, NULL, NULL, NULL, &ms, &m);
+	printf("%-40s %d %s\n", "pselect lets an ignored one through", sr, sr < 0 ? name(errno) : "-");
+	let_go(SIGWINCH);
+	/* SIGCONT sent drops the stop signals pending (libgmp sent it
+	 * through the kernel, which dropped its own alone), and its handler
+	 * has run when kill returns */
+	hold(SIGTSTP);
+	raise(SIGTSTP);
+	signal(SIGCONT, count_run);
+	runs = 0;
+	kill(getpid(), SIGCONT);
+	printf("%-40s ran %d, SIGTSTP pending %d\n", "kill(self, SIGCONT) with a handler",
+	       (int)runs, pending(SIGTSTP));
+	signal(SIGCONT, SIG_DFL);
+	let_go(SIGTSTP);
+}
+
 /* Found by tests/fuzz: glibc checks a deadline (its clock, its
  * nanoseconds) before it tries a process-shared rwlock or semaphore, so a
  * malformed one is EINVAL even when the lock or a unit is free. */
@@ -553,6 +689,7 @@ int main(int argc, char **argv)
 	shared_deadlines();
 	pi_owner();
 	fuzz_found();
+	fuzz_found_sig();
 	printf("DONE\n");
 	return 0;
 }
