@@ -148,20 +148,23 @@ GMP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 
 /* recv with MSG_WAITALL on a blocking socket waits for all n bytes; the
  * kernel does not for a non-blocking one, so loop. */
+static bool sock_stream(int fd)
+{
+	int type = 0;
+	socklen_t tl = sizeof type;
+	return arch_syscall6(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, (long)&type, (long)&tl, 0) == 0 &&
+	       type == SOCK_STREAM;
+}
+
 static ssize_t recv_loop(int fd, struct fdent *e, void *buf, size_t n, int flags,
 			 struct sockaddr *addr, socklen_t *alen)
 {
 	bool once = flags & MSG_DONTWAIT;
 	bool all = (flags & MSG_WAITALL) && !once && !(ld_rlx(&e->flags) & FD_USER_NB);
-	if (all) {
-		/* MSG_WAITALL means nothing to a datagram socket (one
-		 * datagram per call, as the kernel gives it) */
-		int type = 0;
-		socklen_t tl = sizeof type;
-		if (arch_syscall6(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, (long)&type, (long)&tl, 0) != 0 ||
-		    type != SOCK_STREAM)
-			all = false;
-	}
+	/* MSG_WAITALL means nothing to a datagram socket (one datagram per
+	 * call, as the kernel gives it) */
+	if (all && !sock_stream(fd))
+		all = false;
 	size_t done = 0;
 	for (;;) {
 		ssize_t r = IO_POLLED(fd, e, NP_READ, true, once, IO_TRY_FLAG,
@@ -434,6 +437,13 @@ GMP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 			return done ? (int)done : -1;
 		done += (unsigned)r;
 		if (once)
+			break;
+		/* A datagram socket's batch that stopped short while there
+		 * is room to write stopped at an error (an earlier datagram
+		 * refused): the kernel's blocking call returns the count sent
+		 * and the error is gone, so a second try would send the rest
+		 * where the kernel sent none of it. */
+		if (done < n && !sock_stream(fd) && io_ready(fd, NP_WRITE))
 			break;
 	}
 	return (int)done;
