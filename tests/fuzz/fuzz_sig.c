@@ -409,6 +409,11 @@ static void g_sysv_oneshot(void)
 	int s = sent[i];
 	if (blocked(s))
 		return;
+	/* with other groups' threads about, the kernel may hand a signal
+	 * sent to the process to one of them (one whose caller has another
+	 * signal pending), at a time of its own, under NPTL too */
+	if (!alone)
+		how = 1;
 	int v[NSENT];
 	ran_all(v);
 	begin("%s(%s, hB) then %s twice", f ? "__sysv_signal" : "sysv_signal", sent_name[i],
