@@ -299,6 +299,22 @@ static long own_syscall(long nr, long a1, long a2, long a3, long a4, long a5, lo
 		door_unhold(gp);
 		door_check(gp);
 	}
+	/* Sleeps are libgmp's: Linux ends one with EINTR whenever a handler
+	 * runs on the thread, and on an M that may be libgmp's own (sysmon's
+	 * request, or its handler for a signal whose action ignores it while
+	 * some thread blocks it), where the program's thread would have
+	 * slept on. */
+	if (nr == SYS_nanosleep)
+		return nanosleep((const struct timespec *)a1, (struct timespec *)a2);
+	if (nr == SYS_clock_nanosleep) {
+		int e = clock_nanosleep((clockid_t)a1, (int)a2, (const struct timespec *)a3,
+					(struct timespec *)a4);
+		if (e) {
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
 	if ((nr == SYS_read || nr == SYS_write || nr == SYS_close) && fd_polled((int)a1)) {
 		if (nr == SYS_read)
 			return read((int)a1, (void *)a2, (size_t)a3);
