@@ -106,8 +106,11 @@ void m_start_failed(struct p *pp, bool spinning, int err)
 	if (!xchg(&warned, 1))
 		rt_printf(2, "gmp: warning: cannot create an OS thread for a processor "
 			  "(error %d%s); running with fewer threads until one can be "
-			  "made\n", err, err == EAGAIN ? ", EAGAIN: RLIMIT_NPROC reached?" :
-			  err == ENOMEM ? ", ENOMEM: no memory or mapping left" : "");
+			  "made\n", err,
+			  err == EAGAIN   ? ", EAGAIN: RLIMIT_NPROC reached, or no address space "
+					    "for its stack?"
+			  : err == ENOMEM ? ", ENOMEM: no memory or mapping left"
+					  : "");
 	if (spinning)
 		xadd(&sched.nmspinning, -1);
 	if (pp) {

@@ -343,6 +343,15 @@ Test(compat, blocking_calls_wait_with_no_mapping_free, .timeout = 90)
 	same_as_nptl_arg("limits", "maps", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
 }
 
+/* The same with the address space RLIMIT_AS allows used up: every mmap
+ * fails with ENOMEM, as when no mapping is left, and libgmp cannot make
+ * an OS thread (its stack) either. */
+Test(compat, blocking_calls_wait_with_no_address_space_free, .timeout = 90)
+{
+	same_as_nptl_arg("limits", "as", (const char *[]){"GMPMAXPROCS=2", NULL}, 30);
+	same_as_nptl_arg("limits", "as", (const char *[]){"GMPMAXPROCS=1", NULL}, 30);
+}
+
 /* After setuid(nobody) the process is no longer dumpable and its
  * /proc/self/task/TID/syscall files belong to root: libgmp could not read
  * where a thread blocked in an inline system call was, never took its

@@ -31,6 +31,10 @@
  *                   rounds; once the mappings are given back a thread
  *                   is created and joined. No wake-up or timer may be
  *                   lost, and nothing may crash or hang.
+ *   limits as       the same with the address space used up instead:
+ *                   RLIMIT_AS is set 64 MiB above what is mapped, and
+ *                   that is reserved in chunks and then pages until mmap
+ *                   says ENOMEM.
  *   limits nproc    the same with RLIMIT_NPROC lowered first to what
  *                   NPTL needs (the 7 threads) plus one (libgmp's
  *                   service thread); a lower limit under NPTL makes
@@ -171,7 +175,48 @@ static int nofile(void)
 	return 0;
 }
 
-static int maps_test(void)
+/* The address space the process has mapped, in bytes. */
+static size_t vm_size(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	CHECK(f != NULL, "/proc/self/status: %s", strerror(errno));
+	char line[256];
+	size_t kib = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "VmSize: %zu kB", &kib) == 1)
+			break;
+	fclose(f);
+	CHECK(kib > 0, "no VmSize");
+	return kib * 1024;
+}
+
+#define NCHUNK 4096
+
+/* Every byte of address space RLIMIT_AS leaves taken: the limit is set a
+ * little above what is mapped, then chunks, then pages, are reserved
+ * until mmap says ENOMEM. */
+static int take_address_space(void **chunk, size_t *len)
+{
+	struct rlimit rl;
+	CHECK(getrlimit(RLIMIT_AS, &rl) == 0, "getrlimit: %s", strerror(errno));
+	rl.rlim_cur = vm_size() + (64u << 20);
+	CHECK(setrlimit(RLIMIT_AS, &rl) == 0, "setrlimit(RLIMIT_AS): %s", strerror(errno));
+	int n = 0;
+	for (size_t sz = 1u << 20; sz >= 4096; sz /= 16) {
+		void *q;
+		while (n < NCHUNK && (q = mmap(NULL, sz, PROT_NONE,
+					       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) !=
+						 MAP_FAILED) {
+			chunk[n] = q;
+			len[n++] = sz;
+		}
+		CHECK(n < NCHUNK, "still mapping after %d chunks", n);
+		CHECK(errno == ENOMEM, "mmap: %s, not ENOMEM", strerror(errno));
+	}
+	return n;
+}
+
+static int maps_test(bool as)
 {
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %s", strerror(errno));
 	CHECK(pipe(pp) == 0, "pipe: %s", strerror(errno));
@@ -181,28 +226,40 @@ static int maps_test(void)
 	CHECK(pthread_create(&s, NULL, sleeper, NULL) == 0, "pthread_create");
 	CHECK(pthread_create(&c, NULL, cond_waiter, NULL) == 0, "pthread_create");
 
-	/* a reserved region (no memory behind it) made into one mapping per
-	 * page by giving every other page another protection */
+	const char *what = as ? "address space" : "mapping";
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), npages = 300000;
-	char *base = mmap(NULL, npages * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			  -1, 0);
-	CHECK(base != MAP_FAILED, "mmap of the reserve: %s", strerror(errno));
-	int e = 0;
-	for (size_t i = 1; i < npages; i += 2)
-		if (mprotect(base + i * pg, pg, PROT_READ) != 0) {
-			e = errno;
-			break;
-		}
-	CHECK(e == ENOMEM, "mprotect stopped with %s, not ENOMEM", e ? strerror(e) : "no error");
-	/* the last few (a split takes two): pages of shared memory of their
-	 * own, which cannot join a neighbouring mapping */
-	void *q;
-	int last = 0;
-	while ((q = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)) !=
-	       MAP_FAILED)
-		CHECK(++last < 16, "still mapping after %d more", last);
-	CHECK(errno == ENOMEM, "a new mapping: %s", strerror(errno));
-	printf("every mapping taken: mmap says ENOMEM\n");
+	char *base = NULL;
+	static void *chunk[NCHUNK];
+	static size_t len[NCHUNK];
+	int nchunk = 0;
+	if (as) {
+		nchunk = take_address_space(chunk, len);
+		printf("all the address space RLIMIT_AS allows taken: mmap says ENOMEM\n");
+	} else {
+		/* a reserved region (no memory behind it) made into one
+		 * mapping per page by giving every other page another
+		 * protection */
+		base = mmap(NULL, npages * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			    -1, 0);
+		CHECK(base != MAP_FAILED, "mmap of the reserve: %s", strerror(errno));
+		int e = 0;
+		for (size_t i = 1; i < npages; i += 2)
+			if (mprotect(base + i * pg, pg, PROT_READ) != 0) {
+				e = errno;
+				break;
+			}
+		CHECK(e == ENOMEM, "mprotect stopped with %s, not ENOMEM",
+		      e ? strerror(e) : "no error");
+		/* the last few (a split takes two): pages of shared memory
+		 * of their own, which cannot join a neighbouring mapping */
+		void *q;
+		int last = 0;
+		while ((q = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+				 0)) != MAP_FAILED)
+			CHECK(++last < 16, "still mapping after %d more", last);
+		CHECK(errno == ENOMEM, "a new mapping: %s", strerror(errno));
+		printf("every mapping taken: mmap says ENOMEM\n");
+	}
 
 	long sent = 0;
 	int created = 0, refused = 0, other = 0;
@@ -239,18 +296,23 @@ static int maps_test(void)
 	      (long)gp, sent);
 	/* NPTL has no stack to give (EAGAIN every time); libgmp may reuse
 	 * one it holds. Both are right: only another error is wrong. */
-	fprintf(stderr, "pthread_create with no mapping free: %d made, %d EAGAIN\n", created,
+	fprintf(stderr, "pthread_create with no %s free: %d made, %d EAGAIN\n", what, created,
 		refused);
-	printf("with no mapping free: %d rounds of blocking reads (socket, pipe after poll), "
+	printf("with no %s free: %d rounds of blocking reads (socket, pipe after poll), "
 	       "sleeps and a condition variable, all woken; pthread_create made a thread or "
-	       "said EAGAIN\n", ROUNDS);
+	       "said EAGAIN\n", what, ROUNDS);
 
-	CHECK(munmap(base, npages * pg) == 0, "munmap: %s", strerror(errno));
+	if (as)
+		for (int i = 0; i < nchunk; i++)
+			CHECK(munmap(chunk[i], len[i]) == 0, "munmap: %s", strerror(errno));
+	else
+		CHECK(munmap(base, npages * pg) == 0, "munmap: %s", strerror(errno));
 	pthread_t t;
-	CHECK(pthread_create(&t, NULL, noop, NULL) == 0, "pthread_create after the mappings came back");
+	CHECK(pthread_create(&t, NULL, noop, NULL) == 0, "pthread_create after the %s came back",
+	      what);
 	CHECK(pthread_join(t, NULL) == 0, "pthread_join");
-	printf("mappings given back: a thread is created and joined\n");
-	printf("DONE maps\n");
+	printf("%s given back: a thread is created and joined\n", as ? "address space" : "mappings");
+	printf("DONE %s\n", as ? "as" : "maps");
 	return 0;
 }
 
@@ -314,11 +376,13 @@ int main(int argc, char **argv)
 	if (strcmp(what, "nofile") == 0)
 		return nofile();
 	if (strcmp(what, "maps") == 0)
-		return maps_test();
+		return maps_test(false);
+	if (strcmp(what, "as") == 0)
+		return maps_test(true);
 	if (strcmp(what, "setuid") == 0)
 		return setuid_test(false);
 	if (strcmp(what, "nproc") == 0)
 		return setuid_test(true);
-	fprintf(stderr, "usage: limits nofile|maps|setuid|nproc\n");
+	fprintf(stderr, "usage: limits nofile|maps|as|setuid|nproc\n");
 	return 2;
 }
