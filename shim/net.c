@@ -178,10 +178,38 @@ GMP_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *alen)
  * goes to other Gs while the handshake lasts; on a non-blocking one the
  * kernel answers EINPROGRESS at once.
  */
+/*
+ * A blocking connect the kernel sleeps in ends with EINTR when a handler
+ * runs on its OS thread, and the connection goes on without the caller.
+ * When no handler of the program's ran (the signal was libgmp's own: a
+ * nudge whose record another path took first), the caller waits for the
+ * outcome as the uninterrupted call would have.
+ */
+static int connect_finish(int fd)
+{
+	struct pollfd p = {fd, POLLOUT, 0};
+	if (poll(&p, 1, -1) < 0)
+		return -1;	/* a handler of the program's ran: EINTR */
+	int err = 0;
+	socklen_t l = sizeof err;
+	if (real_getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) != 0)
+		return -1;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 GMP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
 {
 	GMP_ENTRY(connect, fd, addr, alen);
-	return IO_SYSCALL(int, true, real_connect(fd, addr, alen));
+	struct g *gp = getg();
+	uint32_t handled = gp ? gp->nhandled : 0;
+	int r = IO_SYSCALL(int, true, real_connect(fd, addr, alen));
+	if (r == 0 || errno != EINTR || !gp || !door_eintr_spurious(gp, handled))
+		return r;
+	return connect_finish(fd);
 }
 
 /* --- socket timeouts ------------------------------------------------------- */
