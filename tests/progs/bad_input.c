@@ -113,12 +113,18 @@ static void on_winch(int sig)
  * the default (ignore it). */
 static sem_t chld_blocked, chld_done;
 
-static void *block_chld(void *arg)
+/* pthread_sigmask(how) of the one signal sig */
+static void mask_one(int how, int sig)
 {
 	sigset_t s;
 	sigemptyset(&s);
-	sigaddset(&s, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	sigaddset(&s, sig);
+	pthread_sigmask(how, &s, NULL);
+}
+
+static void *block_chld(void *arg)
+{
+	mask_one(SIG_BLOCK, SIGCHLD);
 	sem_post(&chld_blocked);
 	sem_wait(&chld_done);
 	return arg;
@@ -325,10 +331,7 @@ static void fuzz_found(void)
 	/* an action that ignores a signal discards its pending instances
 	 * (libgmp kept the one it held, whose handler ran later) */
 	signal(SIGPWR, on_winch);
-	sigset_t pwr;
-	sigemptyset(&pwr);
-	sigaddset(&pwr, SIGPWR);
-	pthread_sigmask(SIG_BLOCK, &pwr, NULL);
+	mask_one(SIG_BLOCK, SIGPWR);
 	raise(SIGPWR);
 	signal(SIGPWR, SIG_IGN);
 	sigset_t pend;
@@ -336,13 +339,13 @@ static void fuzz_found(void)
 	printf("%-40s %d\n", "raised blocked, then SIG_IGN: pending", sigismember(&pend, SIGPWR));
 	winches = 0;
 	signal(SIGPWR, on_winch);
-	pthread_sigmask(SIG_UNBLOCK, &pwr, NULL);
+	mask_one(SIG_UNBLOCK, SIGPWR);
 	printf("%-40s %d\n", "a handler then, unblocked: ran", winches);
 	/* an ignored signal every thread blocks stays pending (a blocked
 	 * signal is never ignored); an OS thread of libgmp's between threads
 	 * that did not block it took it, and the kernel dropped it */
 	signal(SIGPWR, SIG_IGN);
-	pthread_sigmask(SIG_BLOCK, &pwr, NULL);
+	mask_one(SIG_BLOCK, SIGPWR);
 	kill(getpid(), SIGPWR);
 	for (int i = 0; i < 3; i++) {
 		pthread_t t;
@@ -434,18 +437,12 @@ static void hold(int sig)
 	a.sa_handler = count_run;
 	sigemptyset(&a.sa_mask);
 	sigaction(sig, &a, NULL);
-	sigset_t s;
-	sigemptyset(&s);
-	sigaddset(&s, sig);
-	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	mask_one(SIG_BLOCK, sig);
 }
 
 static void let_go(int sig)
 {
-	sigset_t s;
-	sigemptyset(&s);
-	sigaddset(&s, sig);
-	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	mask_one(SIG_UNBLOCK, sig);
 	signal(sig, SIG_DFL);
 }
 
