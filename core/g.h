@@ -216,6 +216,10 @@ struct g {
 	 * follows it while the G runs (SCHED_SIG excepted: never blocked in
 	 * the kernel, blocked here only). */
 	_Atomic uint64_t sigmask;
+	/* Signals the unwinder blocked on top of sigmask around its own
+	 * lookups (preload/sigwait.c): the kernel's mask only, on whichever
+	 * M the G runs, until the unwinder puts it back. Owner. */
+	uint64_t kmask_extra;
 	/* Signals whose arrival ends the G's wait (sigwait, sigsuspend,
 	 * pause); 0 otherwise. core/sigq.c. */
 	_Atomic uint64_t sigwant;

@@ -645,7 +645,9 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 
 /* --- running a G ---------------------------------------------------------- */
 
-/* Make the M's kernel signal mask a G's (SCHED_SIG never blocked there). */
+/* Make the M's kernel signal mask a G's (SCHED_SIG never blocked there).
+ * mp->kmask is what the kernel has: whoever changes the kernel's mask
+ * otherwise sets it too (~0: not known). */
 static void set_kmask(struct m *mp, uint64_t mask)
 {
 	uint64_t km = mask & ~sigq_bit(SCHED_SIG);
@@ -659,7 +661,7 @@ static void set_kmask(struct m *mp, uint64_t mask)
 void sched_apply_sigmask(struct g *gp)
 {
 	gp->preemptoff++;
-	set_kmask(gp->m, ld_rlx(&gp->sigmask));
+	set_kmask(gp->m, ld_rlx(&gp->sigmask) | gp->kmask_extra);
 	gp->preemptoff--;
 }
 
@@ -689,7 +691,7 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 		atomic_fetch_and_explicit(&gp->door, ~DOOR_PREEMPT, memory_order_relaxed);
 	if (unlikely(ld_rlx(&pp->preempt_req)))
 		st_rlx(&pp->preempt_req, false);
-	set_kmask(mp, ld_rlx(&gp->sigmask));
+	set_kmask(mp, ld_rlx(&gp->sigmask) | gp->kmask_extra);
 	uintptr_t fs = gp->tcb;
 	if (fs == mp->fs) {
 		fs = 0;		/* already loaded: skip the expensive write */

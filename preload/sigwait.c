@@ -134,6 +134,26 @@ static bool from_unwinder(const void *ra)
 	return (uintptr_t)ra >= unwinder_lo && (uintptr_t)ra < unwinder_hi;
 }
 
+/* Such a change, made in the kernel. The M's record of its kernel mask
+ * stays true (set_kmask skips a change it thinks made), and the G
+ * carries the signals blocked beyond its own mask to any M it moves to
+ * before the unwinder puts the mask back (its lock is a mutex of
+ * libgmp's, where the G may wait). */
+static int unwinder_mask(int how, const sigset_t *set, sigset_t *old, bool proc)
+{
+	struct g *gp = getg();
+	if (!gp || !gp->m || sched_in_vfork_child())
+		return proc ? real_sigprocmask(how, set, old) : real_pthread_sigmask(how, set, old);
+	gp->preemptoff++;	/* this M's mask, read back on this M */
+	int r = proc ? real_sigprocmask(how, set, old) : real_pthread_sigmask(how, set, old);
+	uint64_t now = 0;
+	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &now, 8);
+	gp->m->kmask = now;
+	gp->kmask_extra = now & ~ld_rlx(&gp->sigmask) & ~sigq_bit(SCHED_SIG);
+	gp->preemptoff--;
+	return r;
+}
+
 static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
 {
 	struct g *gp = getg();
@@ -164,7 +184,7 @@ static int sigmask_common(int how, const sigset_t *set, sigset_t *old)
 GMP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	if (from_unwinder(__builtin_return_address(0)))
-		return real_pthread_sigmask(how, set, old);	/* no door: libgmp's own */
+		return unwinder_mask(how, set, old, false);	/* no door: libgmp's own */
 	GMP_ENTRY(pthread_sigmask, how, set, old);
 	if (!getg() || sched_in_vfork_child())
 		return real_pthread_sigmask(how, set, old);
@@ -174,7 +194,7 @@ GMP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 GMP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	if (from_unwinder(__builtin_return_address(0)))
-		return real_sigprocmask(how, set, old);	/* no door: libgmp's own */
+		return unwinder_mask(how, set, old, true);	/* no door: libgmp's own */
 	GMP_ENTRY(sigprocmask, how, set, old);
 	if (!getg() || sched_in_vfork_child())
 		return real_sigprocmask(how, set, old);

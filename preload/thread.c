@@ -162,6 +162,7 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	else
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, 8);
 	st_rlx(&gp->sigmask, mask & ~(sigq_bit(32) | sigq_bit(33) | sigq_bit(SIGKILL) | sigq_bit(SIGSTOP)));
+	gp->kmask_extra = 0;
 	st_rlx(&gp->sigwant, (uint64_t)0);
 	st_rlx(&gp->sigpend, (uint64_t)0);
 	gp->nhandled = 0;

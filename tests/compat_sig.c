@@ -471,3 +471,17 @@ Test(sig, a_second_signal_in_a_one_shot_handler_takes_the_default_action, .timeo
 	compare("sig_oneshot", "second", PROCS(0, 1), -SIGUSR1, false, NULL, NULL);
 	compare("sig_oneshot", "nodefer", PROCS(0, 1), -SIGUSR1, false, NULL, NULL);
 }
+
+/* ---- 8. jumps and unwinding ----------------------------------------------------------------- */
+
+/* Threads end with pthread_exit while the main thread raises SIGUSR1:
+ * every raise runs the handler before it returns. The unwinder blocks
+ * every signal in the kernel around its lookups, and its lock may move
+ * the thread to another OS thread in between: libgmp kept the first OS
+ * thread's mask blocked while believing it was the thread's, and the
+ * main thread, run there next, had its raise held until it blocked
+ * again (in about half the rounds on 2 processors). */
+Test(sig, raise_is_handled_while_threads_unwind, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_jump", "unwind", PROCS(0, 1, 2));
+}

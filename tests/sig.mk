@@ -5,7 +5,7 @@
 # tests/compat_sig runs each under NPTL and under libgmp and compares.
 
 SIG_PROGS = tests/progs/sig_preempt tests/progs/sig_fork tests/progs/sig_cred tests/progs/sig_crash \
-	tests/progs/sig_exit tests/progs/sig_signals tests/progs/sig_oneshot
+	tests/progs/sig_exit tests/progs/sig_signals tests/progs/sig_oneshot tests/progs/sig_jump
 check_PROGRAMS += $(SIG_PROGS)
 tests_progs_sig_preempt_LDADD = $(PROG_LIBS)
 tests_progs_sig_fork_LDADD = $(PROG_LIBS)
@@ -18,6 +18,7 @@ tests_progs_sig_signals_LDADD = $(PROG_LIBS)
 tests_progs_sig_oneshot_CPPFLAGS = -D_XOPEN_SOURCE=700
 tests_progs_sig_oneshot_CFLAGS = $(GMP_CFLAGS) -std=c99 -Wno-deprecated-declarations
 tests_progs_sig_oneshot_LDADD = $(PROG_LIBS)
+tests_progs_sig_jump_LDADD = $(PROG_LIBS)
 
 check_PROGRAMS += tests/compat_sig
 tests_compat_sig_SOURCES = tests/compat_sig.c tests/harness.c tests/harness.h
