@@ -271,6 +271,13 @@ struct g {
 	 * restore the first handler's mask, under which other signals run
 	 * as usual. The first handler clears it. Owner only. */
 	bool sig_nest;
+	/* The program's handlers running on the G (preload/signal.c:
+	 * call_user), innermost last: the stack pointer each began at, for
+	 * a longjmp that leaves them (preload/jump.c). Past HFRAMES deep,
+	 * only counted. Owner only. */
+#define HFRAMES 8
+	uint8_t hdepth;
+	uintptr_t hframe_sp[HFRAMES];
 	int schedpolicy, schedprio;	/* stored scheduling attributes */
 	int nice;			/* setpriority's value for the thread */
 	int ioprio;			/* ioprio_set's, when ioprio_set */

@@ -12,6 +12,7 @@
 #define GMP_CORE_REAL_H
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <sched.h>
 #include <signal.h>
 #include <threads.h>
@@ -234,6 +235,8 @@
 	X(int, sigprocmask, (int, const sigset_t *, sigset_t *), NULL) \
 	X(int, sigpending, (sigset_t *), NULL) \
 	X(int, raise, (int), NULL) \
+	X(void, _longjmp, (struct __jmp_buf_tag *, int), NULL) \
+	X(void, __longjmp_chk, (struct __jmp_buf_tag *, int), NULL) \
 	X(int, kill, (pid_t, int), NULL) \
 	X(int, sigqueue, (pid_t, int, const union sigval), NULL) \
 	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL) \

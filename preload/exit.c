@@ -33,13 +33,10 @@ static struct unwind_priv *priv_of(__pthread_unwind_buf_t *b)
 	return (struct unwind_priv *)&b->__pad;
 }
 
-/* The stack pointer saved in a glibc jmp_buf (mangled with the pointer
- * guard at %fs:0x30, which every G TCB shares with the process). */
+/* The stack pointer saved in a cleanup buffer's jmp_buf. */
 static uintptr_t jmpbuf_sp(__pthread_unwind_buf_t *b)
 {
-	uintptr_t v = (uintptr_t)b->__cancel_jmp_buf[0].__cancel_jmp_buf[6];
-	v = (v >> 0x11) | (v << (64 - 0x11));
-	return v ^ arch_tp_load(0x30);
+	return arch_jmpbuf_sp(b->__cancel_jmp_buf[0].__cancel_jmp_buf);
 }
 
 static void exc_cleanup(_Unwind_Reason_Code code, struct _Unwind_Exception *exc)

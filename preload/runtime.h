@@ -71,6 +71,11 @@ ssize_t gmp_sigfd_read(struct g *gp, uint64_t mask, bool nonblock, void *buf, si
 /* signal.c: nudge this OS thread for each signal routed to gp that gp
  * does not block. */
 void gmp_renudge(struct g *gp);
+/* A jump to the stack pointer target leaves the program's handlers
+ * running on gp (innermost first) whose frames lie below it: what their
+ * returns would have undone is undone (preemption allowed again), and
+ * the kernel's mask is the G's own again. */
+void gmp_handlers_left(struct g *gp, uintptr_t target);
 /* signal.c: send info to G gp (pthread_kill). 0 or an errno value. */
 int gmp_signal_g(struct g *gp, const siginfo_t *info);
 /* signal.c: kill or sigqueue (val set) from a G to its own process:

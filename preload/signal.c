@@ -190,6 +190,9 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	bool nest = false;
 	if (gp) {
 		gp->preemptoff++;
+		if (gp->hdepth < HFRAMES)
+			gp->hframe_sp[gp->hdepth] = (uintptr_t)arch_stack_pointer();
+		gp->hdepth++;
 		gp->ndelivered++;
 		/* only a handler of the program's ends a wait with EINTR: an
 		 * ignored signal, or one whose default action is taken, does
@@ -222,6 +225,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		 * its frame: the M's is not known until set again */
 		if (gp->m)
 			gp->m->kmask = ~(uint64_t)0;
+		gp->hdepth--;
 		gp->preemptoff--;
 		/* a signal that came while the handler was inside libgmp was
 		 * held back, and no door serves it inside a handler; one
@@ -231,6 +235,39 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		if ((gp->sig_deferred || unblocked) && !gp->preemptoff)
 			gmp_renudge(gp);
 	}
+}
+
+/* Does a jump to target leave the handler frame that began at sp? The
+ * frames below target on one stack; a handler on another stack (an
+ * alternate one) is left for the G's own stack, or for a point above it
+ * on its own. */
+static bool frame_left(struct g *gp, uintptr_t sp, uintptr_t target)
+{
+	bool on_g = g_stack_bounds(gp, sp, NULL);
+	return target > sp || (!on_g && g_stack_bounds(gp, target, NULL));
+}
+
+void gmp_handlers_left(struct g *gp, uintptr_t target)
+{
+	bool left = false;
+	while (gp->hdepth > 0) {
+		uint8_t i = gp->hdepth - 1;
+		/* one too deep to be recorded goes with the one it is in */
+		if (i < HFRAMES && !frame_left(gp, gp->hframe_sp[i], target))
+			break;
+		gp->hdepth--;
+		gp->preemptoff--;
+		left = true;
+	}
+	if (!left)
+		return;
+	gp->sig_nest = false;
+	/* the kernel's mask was the left frame's: the G's own again, which
+	 * the left handlers' stays (as the kernel keeps a handler's mask
+	 * after a longjmp) unless the jump puts a saved one back */
+	if (gp->m)
+		gp->m->kmask = ~(uint64_t)0;
+	sched_apply_sigmask(gp);
 }
 
 /* Raise sig with info on this OS thread: its handler runs before the

@@ -170,6 +170,7 @@ static void g_reset(struct g *gp, void *(*fn)(void *), void *arg, const struct c
 	gp->ndelivered = 0;
 	gp->sig_reinject = 0;
 	gp->sig_nest = false;
+	gp->hdepth = 0;
 	gp->inlib = 0;
 	gp->clear_tid = NULL;
 	gp->clear_tid_set = false;

@@ -485,3 +485,30 @@ Test(sig, raise_is_handled_while_threads_unwind, .timeout = TEST_TIMEOUT)
 {
 	same_as_nptl("sig_jump", "unwind", PROCS(0, 1, 2));
 }
+
+/* A handler left with siglongjmp to a sigsetjmp that saved the mask:
+ * SIGUSR1 is unblocked again and the next raise runs the handler; one
+ * that saved none keeps it blocked; a nested pair is left at once; a jump
+ * inside a handler that then returns. libgmp did not see glibc's own
+ * sigprocmask in siglongjmp: from the next switch on, the handler's mask
+ * came back, and the next raise waited. */
+Test(sig, siglongjmp_out_of_a_handler_puts_the_saved_mask_back, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_jump", "siglongjmp", PROCS(0, 1));
+}
+
+/* longjmp, _longjmp and __longjmp_chk out of a handler, to setjmp (no
+ * saved mask): the handler's mask stays, as the kernel leaves it. */
+Test(sig, longjmp_out_of_a_handler_keeps_its_mask, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_jump", "longjmp", PROCS(0, 1));
+}
+
+/* After a handler left with siglongjmp, the thread computes until
+ * another has run: on one processor it must be preempted. A handler runs
+ * with preemption off, and a jump out of it never turned it back on:
+ * the other thread waited for ever (5 s here). */
+Test(sig, a_thread_that_left_a_handler_by_a_jump_is_preempted, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_jump", "preempt", PROCS(0, 1));
+}

@@ -113,6 +113,16 @@ static inline uintptr_t arch_tp(void)
 	return tp;
 }
 
+/* The stack pointer a glibc jmp_buf (its __jmpbuf words) returns to:
+ * word 6, which setjmp stores mangled as glibc's PTR_MANGLE does (xor
+ * with the TCB's pointer guard at %fs:0x30, then rotate left 17). */
+static inline uintptr_t arch_jmpbuf_sp(const long *jb)
+{
+	uintptr_t v = (uintptr_t)jb[6], guard;
+	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+}
+
 /* Load/store one word at a constant offset from the thread pointer.
  * Volatile, so that a load is never moved across the store that sets the
  * word (or across a switch of the thread pointer). */

@@ -36,6 +36,9 @@
  */
 #include "fuzz.h"
 
+#include <pthread.h>
+#include <setjmp.h>
+
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -1135,6 +1138,74 @@ static void g_timerfd_create(void)
 	res_sys(fd < 0 ? -1 : 0, out[0] ? out : NULL);
 }
 
+/* --- jumps out of handlers: longjmp, _longjmp, siglongjmp, __longjmp_chk ------------------ */
+
+extern void fz_longjmp_chk(struct __jmp_buf_tag env[1], int val) __asm__("__longjmp_chk")
+	__attribute__((noreturn));
+static sigjmp_buf jenv;
+static int jfn;
+static pthread_t jthread;
+static volatile sig_atomic_t jhits;
+
+/* Jumps out of itself on the generator's thread (a process signal that
+ * another thread takes only counts). */
+static void h_jump(int s)
+{
+	(void)s;
+	jhits++;
+	if (!pthread_equal(pthread_self(), jthread))
+		return;
+	switch (jfn) {
+	case 0:
+		siglongjmp(jenv, 1);
+	case 1:
+		longjmp(jenv, 1);
+	case 2:
+		_longjmp(jenv, 1);
+	default:
+		fz_longjmp_chk(jenv, 1);
+	}
+}
+
+/* A sent signal's handler leaves with one of the jumps, to a sigsetjmp
+ * that saved the mask, one that did not, or setjmp: the mask, the
+ * pending set and the handler runs it left; the mask and action are put
+ * back after. */
+static void g_jump(void)
+{
+	sig_init();
+	static const char *const fn[] = {"siglongjmp", "longjmp", "_longjmp", "__longjmp_chk"};
+	static const char *const land[] = {"sigsetjmp(0)", "sigsetjmp(1)", "setjmp"};
+	int i = pick(NSENT), f = pick(4), save = pick(3);
+	int s = sent[i];
+	begin("%s out of the %s handler to %s", fn[f], sent_name[i], land[save]);
+	sigset_t m0;
+	sigemptyset(&m0);
+	sigprocmask(SIG_BLOCK, NULL, &m0);
+	struct sigaction a, o;
+	memset(&a, 0, sizeof a);
+	memset(&o, 0, sizeof o);
+	a.sa_handler = h_jump;
+	sigemptyset(&a.sa_mask);
+	jfn = f;
+	jthread = pthread_self();
+	jhits = 0;
+	volatile int landed = 0;
+	if ((save == 2 ? setjmp(jenv) : sigsetjmp(jenv, save)) == 0) {
+		sigaction(s, &a, &o);
+		raise(s);
+	} else {
+		landed = 1;
+	}
+	char out[200];
+	snprintf(out, sizeof out, "landed=%d ran=%d %s", landed, (int)jhits, state());
+	/* the action first: an instance the old mask lets through runs the
+	 * old handler, not the jump */
+	sigaction(s, &o, NULL);
+	sigprocmask(SIG_SETMASK, &m0, NULL);
+	res_code(0, out);
+}
+
 /* --- NULL sets, where glibc fails with EFAULT: in a child ----------------------------------- */
 
 static void g_null_set(void)
@@ -1208,5 +1279,6 @@ const struct gen gens_sig[] = {
 	GEN(g_timer_delete, "timer_delete"),
 	GEN(g_timerfd_create, "timerfd_create read poll close clock_gettime"),
 	GEN(g_null_set, "sigsuspend sigwait sigwaitinfo sigtimedwait signalfd fork waitpid"),
+	GEN(g_jump, "longjmp _longjmp siglongjmp __longjmp_chk raise sigaction " ST),
 };
 const size_t ngens_sig = sizeof gens_sig / sizeof gens_sig[0];

@@ -9,12 +9,26 @@
  *                     300 rounds: each raise runs the handler before it
  *                     returns, as the main thread's mask lets SIGUSR1
  *                     through
+ *   sig_jump siglongjmp  a handler left with siglongjmp: to a sigsetjmp
+ *                     that saved the mask (SIGUSR1 unblocked again: the
+ *                     next raise runs the handler), that did not (it
+ *                     stays blocked, as the kernel left it), from a
+ *                     handler nested in another (both left), and a
+ *                     jump inside a handler, which then returns
+ *   sig_jump longjmp  the same with longjmp, _longjmp and __longjmp_chk
+ *                     (setjmp saves no mask: SIGUSR1 stays blocked)
+ *   sig_jump preempt  after a handler left with siglongjmp, the main
+ *                     thread computes until another thread has run (at
+ *                     most 5 s): it must share its CPU
  */
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static volatile sig_atomic_t hits;
 
@@ -22,6 +36,138 @@ static void count(int sig)
 {
 	(void)sig;
 	hits++;
+}
+
+static sigjmp_buf env;
+static int jump_how;		/* 0 siglongjmp, 1 longjmp, 2 _longjmp, 3 __longjmp_chk */
+
+void __longjmp_chk(struct __jmp_buf_tag env[1], int val) __attribute__((noreturn));
+
+static void jump(int val)
+{
+	switch (jump_how) {
+	case 0:
+		siglongjmp(env, val);
+	case 1:
+		longjmp(env, val);
+	case 2:
+		_longjmp(env, val);
+	default:
+		__longjmp_chk(env, val);
+	}
+}
+
+static void jump_out(int sig)
+{
+	(void)sig;
+	hits++;
+	jump(1);
+}
+
+/* SIGUSR1's handler raises SIGUSR2, whose handler jumps out of both */
+static void outer(int sig)
+{
+	(void)sig;
+	hits++;
+	raise(SIGUSR2);
+}
+
+/* a jump that stays inside the handler, which then returns */
+static void jump_inside(int sig)
+{
+	(void)sig;
+	sigjmp_buf here;
+	if (sigsetjmp(here, 1) == 0)
+		siglongjmp(here, 1);
+	hits++;
+}
+
+static int blocked(int sig)
+{
+	sigset_t m;
+	sigprocmask(SIG_BLOCK, NULL, &m);
+	return sigismember(&m, sig);
+}
+
+static void unblock_all(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* raise SIGUSR1 with handler h installed, the landing point saving the
+ * mask or not (save < 0: setjmp, no mask); print what it left */
+static void round_of(const char *what, void (*h)(int), int save)
+{
+	signal(SIGUSR1, h);
+	signal(SIGUSR2, jump_out);
+	unblock_all();
+	hits = 0;
+	volatile int landed = 0;
+	if ((save < 0 ? setjmp(env) : sigsetjmp(env, save)) == 0)
+		raise(SIGUSR1);
+	else
+		landed = 1;
+	int after = blocked(SIGUSR1), after2 = blocked(SIGUSR2);
+	/* the next raise: runs now unless SIGUSR1 is blocked */
+	signal(SIGUSR1, count);
+	int before = hits;
+	raise(SIGUSR1);
+	printf("%s: jumped=%d handlers=%d usr1-blocked=%d usr2-blocked=%d next-raise-ran=%d\n", what,
+	       landed, before, after, after2, hits - before);
+	unblock_all();
+}
+
+static int jumps(int how)
+{
+	jump_how = how;
+	if (how == 0) {
+		round_of("saved mask", jump_out, 1);
+		round_of("no saved mask", jump_out, 0);
+		round_of("nested, saved mask", outer, 1);
+	} else {
+		round_of("setjmp", jump_out, -1);
+		round_of("nested, setjmp", outer, -1);
+	}
+	round_of("inside the handler", jump_inside, 1);
+	printf("PASS %s\n", how == 0 ? "siglongjmp" : "longjmp");
+	return 0;
+}
+
+static atomic_int other_ran;
+
+static void *mark(void *arg)
+{
+	atomic_store(&other_ran, 1);
+	return arg;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int preempt(void)
+{
+	jump_how = 0;
+	signal(SIGUSR1, jump_out);
+	if (sigsetjmp(env, 1) == 0)
+		raise(SIGUSR1);
+	pthread_t t;
+	if (pthread_create(&t, NULL, mark, NULL) != 0)
+		return 1;
+	double t0 = now();
+	while (!atomic_load(&other_ran) && now() - t0 < 5)
+		;
+	printf("another thread ran while this one computed: %s\n", atomic_load(&other_ran) ? "yes" : "no");
+	pthread_join(t, NULL);
+	if (!atomic_load(&other_ran))
+		return 1;
+	printf("PASS preempt\n");
+	return 0;
 }
 
 static void *leave(void *arg)
@@ -62,6 +208,15 @@ int main(int argc, char **argv)
 	const char *sub = argc > 1 ? argv[1] : "";
 	if (strcmp(sub, "unwind") == 0)
 		return unwind();
-	fprintf(stderr, "usage: sig_jump unwind\n");
+	if (strcmp(sub, "siglongjmp") == 0)
+		return jumps(0);
+	if (strcmp(sub, "longjmp") == 0) {
+		jumps(1);
+		jumps(2);
+		return jumps(3);
+	}
+	if (strcmp(sub, "preempt") == 0)
+		return preempt();
+	fprintf(stderr, "usage: sig_jump unwind|siglongjmp|longjmp|preempt\n");
 	return 2;
 }
