@@ -290,6 +290,22 @@ function median(w, m, k,    n, i, a) {
 	return sorted_median(a, n)
 }
 function has(w, m, k) { return cnt[w, m, k] > 0 }
+# The median over the repetitions of the libgmp value over the NPTL one
+# of the same repetition (the two ran one after the other), "" when no
+# repetition has both: it leaves out what drifts between repetitions on
+# a shared machine, which the ratio of the two medians keeps.
+function paired(w, k,    r, n, a) {
+	n = 0
+	for (r = 1; r <= reps; r++)
+		if (((w, "nptl", k, r) in byrep) && ((w, "libgmp", k, r) in byrep) && byrep[w, "nptl", k, r] > 0)
+			a[++n] = byrep[w, "libgmp", k, r] / byrep[w, "nptl", k, r]
+	return n ? sorted_median(a, n) : ""
+}
+# a row of that median for a rate k (higher is better)
+function paired_rate(w, lbl, label, k,    q) {
+	q = paired(w, k)
+	row(w, lbl, label, "1", q == "" ? "n/a" : sprintf("%.3f", q), q == "" ? "n/a" : versus(q))
+}
 function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
 function fmt_ms(v) { return v == "" ? "n/a" : sprintf("%.1f", v * 1000) }
 # v / d printed with format f, "n/a" when v is missing
@@ -352,6 +368,7 @@ function verdict(c) { return c ? "**met**" : "**not met**" }
 		if (kv[1] == "rss_kb") kv[1] = "rss_kib"
 		if (kv[2] !~ /^-?[0-9.]+$/) continue
 		val[w, m, kv[1], ++cnt[w, m, kv[1]]] = kv[2]
+		byrep[w, m, kv[1], $3] = kv[2]
 		# mutex_contention: the thread counts, in the order the program ran them
 		if (kv[1] ~ /^t[0-9]+_ops_per_sec$/ && !tseen[w, kv[1]]++)
 			tlist[w] = tlist[w] " " substr(kv[1], 2, index(kv[1], "_") - 2)
@@ -540,6 +557,7 @@ END {
 		w = "pshared@pingpong"
 		lbl = "pshared ping-pong (2 processes, " size(w, "n") " round trips through two process-shared semaphores)"
 		measure(w, lbl, "round trips per second, thousands", "round_trips_per_sec", "%.1f", 1e3, "rate")
+		paired_rate(w, lbl, "libgmp / NPTL rate in the same repetition, median", "round_trips_per_sec")
 		measure(w, lbl, "one round trip, p99 µs", "p99_us", "%.1f", 1, "time")
 	}
 	if (order["pshared@broadcast"]) {
@@ -547,6 +565,7 @@ END {
 		lbl = "pshared broadcast (" size(w, "procs") " processes x " size(w, "threads") \
 			" waiters on one process-shared condition variable, " size(w, "rounds") " rounds)"
 		measure(w, lbl, "rounds per second (all waiters woken and answered)", "rounds_per_sec", "%.0f", 1, "rate")
+		paired_rate(w, lbl, "libgmp / NPTL rate in the same repetition, median", "rounds_per_sec")
 		measure(w, lbl, "one round, p99 µs", "p99_us", "%.0f", 1, "time")
 		measure(w, lbl, "start-up until every waiter waits, ms", "startup_ms", "%.2f", 1, "time")
 	}
