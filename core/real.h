@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <ucontext.h>
 #include <sched.h>
 #include <signal.h>
 #include <threads.h>
@@ -237,6 +238,8 @@
 	X(int, raise, (int), NULL) \
 	X(void, _longjmp, (struct __jmp_buf_tag *, int), NULL) \
 	X(void, __longjmp_chk, (struct __jmp_buf_tag *, int), NULL) \
+	X(int, setcontext, (const ucontext_t *), NULL) \
+	X(int, swapcontext, (ucontext_t *, const ucontext_t *), NULL) \
 	X(int, kill, (pid_t, int), NULL) \
 	X(int, sigqueue, (pid_t, int, const union sigval), NULL) \
 	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL) \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * preload/jump.c — longjmp, _longjmp, siglongjmp and __longjmp_chk (the
- * one _FORTIFY_SOURCE builds call).
+ * one _FORTIFY_SOURCE builds call); setcontext and swapcontext.
  *
  * glibc's jumps put back a saved signal mask with its own internal
  * sigprocmask, which libgmp does not see: the G's mask, which its OS
@@ -17,6 +17,12 @@
  * with glibc's code, told that no mask was saved. (Cleanup buffers of
  * pthread_cleanup_push blocks a jump leaves stay registered, as glibc
  * leaves its own: POSIX leaves such a jump undefined.)
+ *
+ * setcontext and swapcontext set the context's mask with a system call
+ * of glibc's too. The G takes that mask first (gmp_call_mask_begin: the
+ * kernel's is glibc's to set, and swapcontext saves the one it finds
+ * there, the G's old one); a context on the G's own stack above
+ * handlers leaves them, as a jump does.
  */
 #include "preload/runtime.h"
 #include "core/sched.h"
@@ -24,6 +30,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 
 /* What a jump to env does before glibc's code jumps; returns the buffer
  * to jump with: env, or copy without its saved mask once libgmp put it
@@ -60,4 +67,37 @@ GMP_EXPORT _Noreturn void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
 	struct __jmp_buf_tag copy;
 	real___longjmp_chk(prepare(env, &copy), val);
 	__builtin_unreachable();
+}
+
+/* Before glibc's code sets ucp's context on this thread. */
+static void context_prepare(const ucontext_t *ucp)
+{
+	struct g *gp = getg();
+	if (!gp || gmp_passthrough)
+		return;
+	gmp_handlers_left(gp, arch_uc_sp(ucp));
+	gmp_call_mask_begin(gp, &ucp->uc_sigmask);
+	/* the kernel's mask is about to be ucp's, whatever this M thinks */
+	gp->preemptoff++;
+	if (gp->m)
+		gp->m->kmask = ~(uint64_t)0;
+	gp->preemptoff--;
+}
+
+GMP_EXPORT int setcontext(const ucontext_t *ucp)
+{
+	gmp_init();
+	context_prepare(ucp);
+	return real_setcontext(ucp);
+}
+
+/* A tail call, like setcontext's: the context swapcontext saves is the
+ * caller's own, which may be resumed after this function's frame is
+ * gone. (A context a makecontext function's return resumes through its
+ * uc_link is set by glibc's code alone: libgmp does not see that mask.) */
+GMP_EXPORT int swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
+{
+	gmp_init();
+	context_prepare(ucp);
+	return real_swapcontext(oucp, ucp);
 }

@@ -237,14 +237,16 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 	}
 }
 
-/* Does a jump to target leave the handler frame that began at sp? The
- * frames below target on one stack; a handler on another stack (an
- * alternate one) is left for the G's own stack, or for a point above it
- * on its own. */
+/* Does a jump to target leave the handler frame that began at sp? Only
+ * a target on the G's own stack says: the frames below it there, and a
+ * handler on another stack (an alternate one). A target on a stack of
+ * the program's (a coroutine's) may come back: the handler is not taken
+ * for left. */
 static bool frame_left(struct g *gp, uintptr_t sp, uintptr_t target)
 {
-	bool on_g = g_stack_bounds(gp, sp, NULL);
-	return target > sp || (!on_g && g_stack_bounds(gp, target, NULL));
+	if (!g_stack_bounds(gp, target, NULL))
+		return false;
+	return target > sp || !g_stack_bounds(gp, sp, NULL);
 }
 
 void gmp_handlers_left(struct g *gp, uintptr_t target)

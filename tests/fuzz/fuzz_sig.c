@@ -38,6 +38,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <ucontext.h>
 
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -1206,6 +1207,55 @@ static void g_jump(void)
 	res_code(0, out);
 }
 
+/* A coroutine (makecontext) whose context blocks a sent signal or not:
+ * swapcontext into it and back, or setcontext back to a getcontext made
+ * before; the mask inside and after. */
+static ucontext_t fz_main_uc, fz_co_uc, fz_back_uc;
+static char fz_co_stack[32768];
+static char fz_inside[64];
+static int fz_co_sig, fz_co_set;
+
+static void fz_coroutine(void)
+{
+	snprintf(fz_inside, sizeof fz_inside, "inside: blk=%d", blocked(fz_co_sig));
+	if (fz_co_set)
+		setcontext(&fz_back_uc);
+	swapcontext(&fz_co_uc, &fz_main_uc);
+}
+
+static void g_context(void)
+{
+	sig_init();
+	int i = pick(NSENT), block = pick(2), set = pick(2);
+	begin("%s into a coroutine %s %s", set ? "swapcontext, setcontext back" : "swapcontext, and back",
+	      block ? "blocking" : "not blocking", sent_name[i]);
+	sigset_t m0;
+	sigemptyset(&m0);
+	sigprocmask(SIG_BLOCK, NULL, &m0);
+	fz_co_sig = sent[i];
+	fz_co_set = set;
+	fz_inside[0] = 0;
+	getcontext(&fz_co_uc);
+	fz_co_uc.uc_stack.ss_sp = fz_co_stack;
+	fz_co_uc.uc_stack.ss_size = sizeof fz_co_stack;
+	fz_co_uc.uc_link = NULL;
+	if (block)
+		sigaddset(&fz_co_uc.uc_sigmask, sent[i]);
+	else
+		sigdelset(&fz_co_uc.uc_sigmask, sent[i]);
+	makecontext(&fz_co_uc, fz_coroutine, 0);
+	volatile int back = 0;
+	getcontext(&fz_back_uc);
+	if (!back) {
+		back = 1;
+		swapcontext(&fz_main_uc, &fz_co_uc);
+	}
+	char out[200];
+	snprintf(out, sizeof out, "%s %s", fz_inside, state());
+	sigprocmask(SIG_SETMASK, &m0, NULL);
+	res_code(0, out);
+}
+
 /* --- NULL sets, where glibc fails with EFAULT: in a child ----------------------------------- */
 
 static void g_null_set(void)
@@ -1280,5 +1330,6 @@ const struct gen gens_sig[] = {
 	GEN(g_timerfd_create, "timerfd_create read poll close clock_gettime"),
 	GEN(g_null_set, "sigsuspend sigwait sigwaitinfo sigtimedwait signalfd fork waitpid"),
 	GEN(g_jump, "longjmp _longjmp siglongjmp __longjmp_chk raise sigaction " ST),
+	GEN(g_context, "setcontext swapcontext " ST),
 };
 const size_t ngens_sig = sizeof gens_sig / sizeof gens_sig[0];

@@ -17,6 +17,11 @@
  *                     jump inside a handler, which then returns
  *   sig_jump longjmp  the same with longjmp, _longjmp and __longjmp_chk
  *                     (setjmp saves no mask: SIGUSR1 stays blocked)
+ *   sig_jump context  swapcontext into a coroutine whose context blocks
+ *                     SIGUSR1 (blocked there, not back in main), and a
+ *                     handler left with setcontext to a getcontext made
+ *                     before the raise (its mask back: the next raise
+ *                     runs the handler)
  *   sig_jump preempt  after a handler left with siglongjmp, the main
  *                     thread computes until another thread has run (at
  *                     most 5 s): it must share its CPU
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 
 static volatile sig_atomic_t hits;
 
@@ -135,6 +141,57 @@ static int jumps(int how)
 	return 0;
 }
 
+static ucontext_t main_uc, co_uc, back_uc;
+static char co_stack[65536];
+static volatile int came_back;
+
+static void coroutine(void)
+{
+	printf("in the coroutine: usr1-blocked=%d\n", blocked(SIGUSR1));
+	swapcontext(&co_uc, &main_uc);
+	printf("the coroutine again: usr1-blocked=%d\n", blocked(SIGUSR1));
+	swapcontext(&co_uc, &main_uc);
+}
+
+static void set_out(int sig)
+{
+	(void)sig;
+	hits++;
+	setcontext(&back_uc);
+}
+
+static int context(void)
+{
+	unblock_all();
+	getcontext(&co_uc);
+	co_uc.uc_stack.ss_sp = co_stack;
+	co_uc.uc_stack.ss_size = sizeof co_stack;
+	co_uc.uc_link = NULL;
+	sigaddset(&co_uc.uc_sigmask, SIGUSR1);
+	makecontext(&co_uc, coroutine, 0);
+	swapcontext(&main_uc, &co_uc);
+	printf("back in main: usr1-blocked=%d\n", blocked(SIGUSR1));
+	sched_yield();
+	swapcontext(&main_uc, &co_uc);
+	printf("back in main again: usr1-blocked=%d\n", blocked(SIGUSR1));
+	signal(SIGUSR1, set_out);
+	hits = 0;
+	getcontext(&back_uc);
+	if (!came_back) {
+		came_back = 1;
+		raise(SIGUSR1);
+		printf("raise returned without a setcontext\n");
+	}
+	int after = blocked(SIGUSR1);
+	signal(SIGUSR1, count);
+	int before = hits;
+	raise(SIGUSR1);
+	printf("setcontext out of the handler: handlers=%d usr1-blocked=%d next-raise-ran=%d\n", before,
+	       after, hits - before);
+	printf("PASS context\n");
+	return 0;
+}
+
 static atomic_int other_ran;
 
 static void *mark(void *arg)
@@ -217,6 +274,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(sub, "preempt") == 0)
 		return preempt();
-	fprintf(stderr, "usage: sig_jump unwind|siglongjmp|longjmp|preempt\n");
+	if (strcmp(sub, "context") == 0)
+		return context();
+	fprintf(stderr, "usage: sig_jump unwind|siglongjmp|longjmp|context|preempt\n");
 	return 2;
 }
