@@ -286,6 +286,32 @@ static bool tid_call(long nr, long a1, long a2, long a3, long *ret)
 	}
 }
 
+/* syscall(SYS_rt_sigprocmask) as sigprocmask. The kernel checks the call
+ * (how, the pointers: its EINVAL, EFAULT) and makes it; libgmp's record
+ * then follows, and old gets the record's mask (the kernel never blocks
+ * SCHED_SIG), 8 bytes as the kernel writes. */
+static long raw_sigprocmask(struct g *gp, int how, const void *set, void *old)
+{
+	sigset_t prev;
+	sigprocmask(SIG_BLOCK, NULL, &prev);
+	long r = real_syscall(SYS_rt_sigprocmask, how, (long)set, (long)old, 8, 0, 0);
+	if (r != 0)
+		return r;
+	if (old)
+		memcpy(old, &prev, 8);
+	if (!set)
+		return 0;
+	/* the kernel's mask is not what the M thinks any more */
+	gp->preemptoff++;
+	if (gp->m)
+		gp->m->kmask = ~(uint64_t)0;
+	gp->preemptoff--;
+	sigset_t s;
+	sigemptyset(&s);
+	memcpy(&s, set, 8);
+	return sigprocmask(how, &s, NULL);
+}
+
 /* The program's own system call, other than futex, behind an entry door:
  * a loop of them shares its processor like any other. Reads, writes and
  * closes of descriptors libgmp made non-blocking go where read/write/close
@@ -315,6 +341,11 @@ static long own_syscall(long nr, long a1, long a2, long a3, long a4, long a5, lo
 		}
 		return 0;
 	}
+	/* The thread's mask is libgmp's record (the OS thread's follows it
+	 * at every switch): a change the kernel alone saw would not last.
+	 * The kernel's set is 8 bytes (any other size: its EINVAL). */
+	if (nr == SYS_rt_sigprocmask && a4 == 8 && gp && !sched_in_vfork_child())
+		return raw_sigprocmask(gp, (int)a1, (const void *)a2, (void *)a3);
 	if ((nr == SYS_read || nr == SYS_write || nr == SYS_close) && fd_polled((int)a1)) {
 		if (nr == SYS_read)
 			return read((int)a1, (void *)a2, (size_t)a3);

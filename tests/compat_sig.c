@@ -521,3 +521,11 @@ Test(sig, setcontext_and_swapcontext_set_the_contexts_mask, .timeout = TEST_TIME
 {
 	same_as_nptl("sig_jump", "context", PROCS(0, 1));
 }
+
+/* syscall(SYS_rt_sigprocmask): the change shows in sigprocmask and lasts
+ * across switches, and the old set is 8 bytes. The kernel alone saw it
+ * before: sigprocmask still said unblocked. */
+Test(sig, a_raw_rt_sigprocmask_changes_the_threads_mask, .timeout = TEST_TIMEOUT)
+{
+	same_as_nptl("sig_jump", "raw", PROCS(0, 1));
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/progs/sig_jump.c — the signal mask where code leaves by a jump,
- * or unwinds. An ordinary pthread program.
+ * unwinds, or sets it with a raw system call. An ordinary pthread
+ * program.
  *
  *   sig_jump unwind   8 threads at a time end with pthread_exit (the
  *                     unwinder blocks every signal around its lookups)
@@ -22,10 +23,16 @@
  *                     handler left with setcontext to a getcontext made
  *                     before the raise (its mask back: the next raise
  *                     runs the handler)
+ *   sig_jump raw      syscall(SYS_rt_sigprocmask): blocking SIGUSR1 shows
+ *                     in sigprocmask and holds a raise across a yield
+ *                     until the raw unblock runs the handler; the old
+ *                     set is 8 bytes (the next word untouched); a bad
+ *                     how and a set size other than 8 are EINVAL
  *   sig_jump preempt  after a handler left with siglongjmp, the main
  *                     thread computes until another thread has run (at
  *                     most 5 s): it must share its CPU
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -33,7 +40,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include <ucontext.h>
 
 static volatile sig_atomic_t hits;
@@ -192,6 +201,32 @@ static int context(void)
 	return 0;
 }
 
+static int raw(void)
+{
+	signal(SIGUSR1, count);
+	unblock_all();
+	unsigned long m = 1ul << (SIGUSR1 - 1);
+	unsigned long old[2] = {0, 0x5a5a5a5a5a5a5a5aul};
+	long r = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, old, 8);
+	printf("raw block: %ld old=%lx next-word-kept=%d usr1-blocked=%d\n", r, old[0],
+	       old[1] == 0x5a5a5a5a5a5a5a5aul, blocked(SIGUSR1));
+	hits = 0;
+	sched_yield();
+	raise(SIGUSR1);
+	sched_yield();
+	printf("raise while blocked: handlers=%d\n", hits);
+	r = syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
+	printf("raw unblock: %ld handlers=%d usr1-blocked=%d\n", r, hits, blocked(SIGUSR1));
+	errno = 0;
+	r = syscall(SYS_rt_sigprocmask, 7, &m, NULL, 8);
+	printf("how 7: %ld %s\n", r, r ? strerror(errno) : "");
+	errno = 0;
+	r = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, 16);
+	printf("set size 16: %ld %s usr1-blocked=%d\n", r, r ? strerror(errno) : "", blocked(SIGUSR1));
+	printf("PASS raw\n");
+	return 0;
+}
+
 static atomic_int other_ran;
 
 static void *mark(void *arg)
@@ -276,6 +311,8 @@ int main(int argc, char **argv)
 		return preempt();
 	if (strcmp(sub, "context") == 0)
 		return context();
-	fprintf(stderr, "usage: sig_jump unwind|siglongjmp|longjmp|context|preempt\n");
+	if (strcmp(sub, "raw") == 0)
+		return raw();
+	fprintf(stderr, "usage: sig_jump unwind|siglongjmp|longjmp|context|raw|preempt\n");
 	return 2;
 }
