@@ -648,9 +648,9 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 /* Make the M's kernel signal mask a G's (SCHED_SIG never blocked there).
  * mp->kmask is what the kernel has: whoever changes the kernel's mask
  * otherwise sets it too (~0: not known). */
-static void set_kmask(struct m *mp, uint64_t mask)
+static void set_kmask(struct m *mp, struct g *gp)
 {
-	uint64_t km = mask & ~sigq_bit(SCHED_SIG);
+	uint64_t km = (ld_rlx(&gp->sigmask) | gp->kmask_extra) & ~sigq_bit(SCHED_SIG);
 	if (km != mp->kmask) {
 		arch_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &km, NULL, 8);
 		os_count(OSC_SIGMASK);
@@ -661,7 +661,15 @@ static void set_kmask(struct m *mp, uint64_t mask)
 void sched_apply_sigmask(struct g *gp)
 {
 	gp->preemptoff++;
-	set_kmask(gp->m, ld_rlx(&gp->sigmask) | gp->kmask_extra);
+	set_kmask(gp->m, gp);
+	gp->preemptoff--;
+}
+
+void sched_kmask_unknown(struct g *gp)
+{
+	gp->preemptoff++;
+	if (gp->m)
+		gp->m->kmask = ~(uint64_t)0;
 	gp->preemptoff--;
 }
 
@@ -691,7 +699,7 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 		atomic_fetch_and_explicit(&gp->door, ~DOOR_PREEMPT, memory_order_relaxed);
 	if (unlikely(ld_rlx(&pp->preempt_req)))
 		st_rlx(&pp->preempt_req, false);
-	set_kmask(mp, ld_rlx(&gp->sigmask) | gp->kmask_extra);
+	set_kmask(mp, gp);
 	uintptr_t fs = gp->tcb;
 	if (fs == mp->fs) {
 		fs = 0;		/* already loaded: skip the expensive write */

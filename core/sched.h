@@ -571,6 +571,10 @@ bool sched_stack_overflow(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
  * changed it). execute() does the same at every switch, with a system
  * call only when the mask differs from the M's. Valid TLS, on gp. */
 void sched_apply_sigmask(struct g *gp);
+/* The kernel mask of gp's M was changed behind its record (a handler's
+ * frame, glibc's setcontext, a raw system call): the next switch or
+ * sched_apply_sigmask sets it, whatever it was. Valid TLS, on gp. */
+void sched_kmask_unknown(struct g *gp);
 /* Ask sysmon to look at its work now (a signal waiter appeared). */
 void sysmon_kick(void);
 /* Is the caller the child of a vfork (or of a clone sharing memory),

@@ -78,10 +78,7 @@ static void context_prepare(const ucontext_t *ucp)
 	gmp_handlers_left(gp, arch_uc_sp(ucp));
 	gmp_call_mask_begin(gp, &ucp->uc_sigmask);
 	/* the kernel's mask is about to be ucp's, whatever this M thinks */
-	gp->preemptoff++;
-	if (gp->m)
-		gp->m->kmask = ~(uint64_t)0;
-	gp->preemptoff--;
+	sched_kmask_unknown(gp);
 }
 
 GMP_EXPORT int setcontext(const ucontext_t *ucp)

@@ -214,8 +214,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		}
 		/* the kernel mask is the handler's until it returns, maybe
 		 * on another M if it parks: the next switch sets it again */
-		if (gp->m)
-			gp->m->kmask = ~(uint64_t)0;
+		sched_kmask_unknown(gp);
 		saved = handler_mask_enter(gp, sig);
 	}
 	call_handler(sig, info, uc);
@@ -223,8 +222,7 @@ static void call_user(int sig, siginfo_t *info, void *uc)
 		bool unblocked = !nest && handler_mask_leave(gp, saved);
 		/* the kernel mask the handler set (sigprocmask) ends with
 		 * its frame: the M's is not known until set again */
-		if (gp->m)
-			gp->m->kmask = ~(uint64_t)0;
+		sched_kmask_unknown(gp);
 		gp->hdepth--;
 		gp->preemptoff--;
 		/* a signal that came while the handler was inside libgmp was
@@ -267,8 +265,7 @@ void gmp_handlers_left(struct g *gp, uintptr_t target)
 	/* the kernel's mask was the left frame's: the G's own again, which
 	 * the left handlers' stays (as the kernel keeps a handler's mask
 	 * after a longjmp) unless the jump puts a saved one back */
-	if (gp->m)
-		gp->m->kmask = ~(uint64_t)0;
+	sched_kmask_unknown(gp);
 	sched_apply_sigmask(gp);
 }
 

@@ -302,10 +302,7 @@ static long raw_sigprocmask(struct g *gp, int how, const void *set, void *old)
 	if (!set)
 		return 0;
 	/* the kernel's mask is not what the M thinks any more */
-	gp->preemptoff++;
-	if (gp->m)
-		gp->m->kmask = ~(uint64_t)0;
-	gp->preemptoff--;
+	sched_kmask_unknown(gp);
 	sigset_t s;
 	sigemptyset(&s);
 	memcpy(&s, set, 8);

@@ -173,12 +173,6 @@ GMP_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *alen)
 }
 
 /*
- * connect has no per-call non-blocking form either, and a connection is
- * made once: on a blocking socket it is a system call of the G, whose P
- * goes to other Gs while the handshake lasts; on a non-blocking one the
- * kernel answers EINPROGRESS at once.
- */
-/*
  * A blocking connect the kernel sleeps in ends with EINTR when a handler
  * runs on its OS thread, and the connection goes on without the caller.
  * When no handler of the program's ran (the signal was libgmp's own: a
@@ -201,6 +195,12 @@ static int connect_finish(int fd)
 	return 0;
 }
 
+/*
+ * connect has no per-call non-blocking form either, and a connection is
+ * made once: on a blocking socket it is a system call of the G, whose P
+ * goes to other Gs while the handshake lasts; on a non-blocking one the
+ * kernel answers EINPROGRESS at once.
+ */
 GMP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
 {
 	GMP_ENTRY(connect, fd, addr, alen);

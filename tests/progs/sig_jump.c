@@ -32,17 +32,14 @@
  *                     thread computes until another thread has run (at
  *                     most 5 s): it must share its CPU
  */
+#include "common.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 #include <ucontext.h>
 
 static volatile sig_atomic_t hits;
@@ -235,13 +232,6 @@ static void *mark(void *arg)
 	return arg;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int preempt(void)
 {
 	jump_how = 0;
@@ -251,8 +241,8 @@ static int preempt(void)
 	pthread_t t;
 	if (pthread_create(&t, NULL, mark, NULL) != 0)
 		return 1;
-	double t0 = now();
-	while (!atomic_load(&other_ran) && now() - t0 < 5)
+	double t0 = now_sec();
+	while (!atomic_load(&other_ran) && now_sec() - t0 < 5)
 		;
 	printf("another thread ran while this one computed: %s\n", atomic_load(&other_ran) ? "yes" : "no");
 	pthread_join(t, NULL);
