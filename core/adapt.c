@@ -15,6 +15,11 @@
  * is queued, one comes back, no sooner than a back-off that doubles each
  * time a return had to be undone (a probe of the CPUs now free).
  *
+ * Not while real-time Gs run: such a G holds its P as long as it wants
+ * it, and its M, real-time in the kernel, does not wait for a CPU. Under
+ * NPTL the ordinary threads then have the other CPUs; here they need
+ * the other Ps, so every P comes back at once and none leaves.
+ *
  * sysmon calls adapt_procs every round; it looks every ADAPT_EVERY_NS
  * at /proc/self/task/TID/schedstat of each running P's M. Nothing else
  * reads these fields. GMPDEBUG=adapt=0 keeps every P in service.
@@ -31,7 +36,7 @@
 
 static struct {
 	int64_t last;			/* the last look */
-	uint64_t switches, preempts;
+	uint64_t switches, preempts, rt_runs;
 	int high;			/* looks in a row above ADAPT_HIGH */
 	int64_t changed;		/* when nactive last changed */
 	bool raised;			/* ... upwards */
@@ -104,6 +109,19 @@ void adapt_procs(int64_t now)
 	bool computing = (pre - ad.preempts) * 20 > sw - ad.switches;
 	ad.switches = sw;
 	ad.preempts = pre;
+	uint64_t rt = ld_rlx(&sched.nrt_run);
+	bool rt_ran = rt != ad.rt_runs;
+	ad.rt_runs = rt;
+	if (rt_ran) {
+		ad.high = 0;
+		if (nact < sched.gomaxprocs) {
+			st_rlx(&sched.nactive, sched.gomaxprocs);
+			ad.changed = now;
+			ad.raised = false;
+			sched_wakep();
+		}
+		return;
+	}
 	if (share < 0)
 		return;
 	ad.high = share > ADAPT_HIGH ? ad.high + 1 : 0;

@@ -197,14 +197,15 @@ void rtq_put_locked(struct g *gp)
 }
 
 /* Take a fair share of the global queue (at most max when max > 0): one G
- * to return, the rest onto pp's local queue. */
+ * to return, the rest onto pp's local queue. A real-time G comes first and
+ * alone, unless ordinary ones have their turn on pp (pp->ord_first). */
 struct g *globrunq_get_locked(struct p *pp, int max)
 {
 	int size = ld_rlx(&sched.runqsize);
 	if (size == 0)
 		return NULL;
 	struct g *rt = sched.rtq;
-	if (unlikely(rt)) {
+	if (unlikely(rt) && !(pp->ord_first && sched.runqhead)) {
 		/* alone: its M runs it, not pp */
 		sched.rtq = rt->schedlink;
 		rt->schedlink = NULL;
@@ -212,6 +213,9 @@ struct g *globrunq_get_locked(struct p *pp, int max)
 		xadd_rlx(&sched.runqsize, -1);
 		return rt;
 	}
+	size -= ld_rlx(&sched.nrtq);	/* the ordinary part (pp->ord_first) */
+	if (size == 0)
+		return NULL;
 	int n = size / sched.gomaxprocs + 1;
 	if (n > size)
 		n = size;

@@ -586,6 +586,29 @@ static bool block_in_netpoll(struct m *mp, int64_t pollUntil, bool wasSpinning, 
  * the P is dropped and the M blocks in the poller or stops. Returns with
  * mp holding a P.
  */
+/*
+ * Real-time Gs go first, as the kernel runs a real-time thread before
+ * every ordinary one on its CPU. But the kernel lets ordinary threads
+ * that real-time ones keep from a CPU run 50 ms in each second (its fair
+ * server since Linux 6.12; before, the real-time threads' 950 ms budget
+ * in each 1 s period): a real-time thread that yields in a loop slows
+ * the others, and never stops them. So here: an ordinary G that has
+ * waited ORD_WAIT_NS on pp, or in the global queue, while no ordinary G
+ * started on pp goes first once (pp->ord_first), whoever waits.
+ */
+#define ORD_WAIT_NS 950000000
+
+static bool ordinary_turn(struct p *pp, int64_t now)
+{
+	if (unlikely(pp->ord_turn == 0))
+		pp->ord_turn = now;
+	if (runq_empty(pp) && ld_rlx(&sched.runqsize) <= ld_rlx(&sched.nrtq)) {
+		pp->ord_turn = now;	/* none waits */
+		return false;
+	}
+	return now - pp->ord_turn >= ORD_WAIT_NS;
+}
+
 static struct g *find_runnable(struct m *mp, bool *inherit)
 {
 	int64_t spin_until = 0;
@@ -597,8 +620,10 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 		int64_t now = rt_nanotime();
 		int64_t pollUntil = timers_run(pp, pp, now);
 		struct g *gp = NULL;
-		/* a real-time G before all others */
-		if (unlikely(ld_rlx(&sched.nrtq) != 0))
+		/* a real-time G before all others, but for an ordinary
+		 * one's turn now and then */
+		pp->ord_first = unlikely(ld_rlx(&sched.nrtq) != 0) && ordinary_turn(pp, now);
+		if (unlikely(ld_rlx(&sched.nrtq) != 0) && !pp->ord_first)
 			gp = take_global(pp, 1, now, inherit);
 		if (!gp)
 			gp = find_fair(pp, now, inherit);
@@ -685,6 +710,10 @@ _Noreturn void execute(struct m *mp, struct g *gp, bool inherit)
 		xadd_rlx(&sched.nready_ia, -1);
 	}
 	gp->run_start = rt_nanotime();
+	if (likely(!g_rt_runnable(gp)))
+		pp->ord_turn = gp->run_start;
+	else
+		xadd_rlx(&sched.nrt_run, 1);
 	if (!inherit) {
 		__atomic_store_n(&pp->schedtick, pp->schedtick + 1, __ATOMIC_RELAXED);
 		st_rlx(&pp->slice_start, gp->run_start);

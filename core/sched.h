@@ -103,6 +103,11 @@ struct p {
 	int64_t ring_when, glob_when;
 	bool last_inherit;
 	int64_t chain_start;
+	/* Owner only, for the real-time Gs' precedence (find_runnable): when
+	 * an ordinary G last started here or none was seen waiting, and
+	 * whether ordinary Gs go first in this look (globrunq_get_locked). */
+	int64_t ord_turn;
+	bool ord_first;
 	int64_t preempt_when, preempt_sent;
 	/* sysmon asks the G that runs here to yield while it is in a system
 	 * call (no signal: it would interrupt the call); g_syscall_exit
@@ -274,6 +279,7 @@ struct sched {
 	 * service while the kernel keeps the Ms waiting for CPUs). */
 	_Atomic int32_t nactive;
 	_Atomic uint64_t nparked;	/* times a P left service */
+	_Atomic uint64_t nrt_run;	/* times a real-time G started (core/adapt.c) */
 	/* How long an M out of work spins on its P before it sleeps (ns);
 	 * set at start. */
 	int64_t spin_ns;

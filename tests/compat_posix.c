@@ -116,6 +116,17 @@ Test(posix, real_time_threads_run_in_priority_order, .timeout = TEST_TIMEOUT)
 	sub_same_as_nptl("posix_rt", "runorder", RUN_TIMEOUT);
 }
 
+/* On one CPU, a SCHED_FIFO thread that yields in a loop until main, an
+ * ordinary thread, tells it to stop, from its own code and then from a
+ * SIGALRM handler: main gets the CPU now and then, as the kernel gives
+ * ordinary threads a share of each second. libgmp always ran the
+ * real-time thread first, and main never ran again (stress-ng's mutex
+ * stressor outlived its run by seconds). */
+Test(posix, a_yielding_real_time_thread_leaves_ordinary_ones_a_turn, .timeout = TEST_TIMEOUT)
+{
+	sub_same_as_nptl("posix_rt", "yieldloop", RUN_TIMEOUT);
+}
+
 /* On one CPU, main SCHED_FIFO 10: a thread created with an explicit
  * SCHED_FIFO 20 runs before pthread_create returns, a SCHED_FIFO 20
  * thread woken by sem_post before sem_post returns, and so does an

@@ -39,6 +39,14 @@
  * while it waits runs before sem_post returns too. Each logs where it
  * got to; main prints the log.
  *
+ * "yieldloop": the process on one CPU, a SCHED_FIFO 10 thread calls
+ * sched_yield in a loop until main, an ordinary thread, tells it to stop:
+ * main first from its own code, then from a SIGALRM handler while it
+ * waits in pause (as stress-ng's mutex stressor stops). The kernel lets
+ * ordinary threads run a little in each second a real-time one keeps
+ * the CPU, so both happen within seconds; the real-time thread gives up
+ * after 20 s and says so.
+ *
  * "unprivileged": main gives up root (user and group nobody), then a
  * real-time policy is refused as glibc refuses it: pthread_create with
  * an explicit SCHED_FIFO, pthread_setschedparam and sched_setscheduler
@@ -56,6 +64,7 @@
 #include <sys/resource.h>
 #include <linux/futex.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -508,6 +517,59 @@ static int preempt(void)
 	return 0;
 }
 
+/* --- yieldloop --- */
+
+static atomic_int stop_yielding, main_ran;
+
+static void *yielder(void *arg)
+{
+	(void)arg;
+	double end = now_sec() + 20;
+	while (!atomic_load(&stop_yielding)) {
+		if (now_sec() > end) {
+			printf("FIFO thread: never told to stop (main ran: %d)\n",
+			       atomic_load(&main_ran));
+			return NULL;
+		}
+		sched_yield();
+	}
+	printf("FIFO thread: stopped by %s\n",
+	       atomic_load(&stop_yielding) == 1 ? "main" : "the signal handler");
+	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	atomic_store(&stop_yielding, 2);
+}
+
+static int yieldloop(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	explicit_attr(&a, SCHED_FIFO, 10);
+	for (int round = 1; round <= 2; round++) {
+		atomic_store(&stop_yielding, 0);
+		CHECK(pthread_create(&t, &a, yielder, NULL) == 0, "pthread_create");
+		atomic_store(&main_ran, round);
+		if (round == 1) {
+			atomic_store(&stop_yielding, 1);
+		} else {
+			struct sigaction sa = {.sa_handler = on_alarm};
+			sigemptyset(&sa.sa_mask);
+			CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
+			alarm(1);
+			while (atomic_load(&stop_yielding) == 0)
+				pause();
+		}
+		CHECK(pthread_join(t, NULL) == 0, "join");
+	}
+	pthread_attr_destroy(&a);
+	printf("PASS yieldloop\n");
+	return 0;
+}
+
 /* --- unprivileged --- */
 
 static void *unpriv_thread(void *arg)
@@ -576,6 +638,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "runorder") == 0) {
 		on_one_cpu(argv);
 		return runorder();
+	}
+	if (strcmp(mode, "yieldloop") == 0) {
+		on_one_cpu(argv);
+		return yieldloop();
 	}
 	if (strcmp(mode, "preempt") == 0) {
 		on_one_cpu(argv);
