@@ -369,10 +369,18 @@ bool sigq_pending_for(struct g *gp)
 static bool takeable(struct sigrec *r, struct g *gp, uint64_t accept, bool process,
 		     uint32_t *st)
 {
-	*st = ld_acq(&r->state);
-	bool mine = *st == REC_ROUTED && r->target == gp;
-	bool unrouted = process && *st == REC_POSTED && !r->target;
-	return (mine || unrouted) && (sigq_bit(r->info.si_signo) & accept);
+	/* the fields read between two equal looks at the state (as in
+	 * fill_record): a router that takes a process's record from POSTED
+	 * to ROUTING sets its target, which read alone made the record
+	 * look like neither */
+	for (;;) {
+		*st = ld_acq(&r->state);
+		bool mine = *st == REC_ROUTED && r->target == gp;
+		bool unrouted = process && *st == REC_POSTED && r->process;
+		bool wanted = sigq_bit(r->info.si_signo) & accept;
+		if (ld_acq(&r->state) == *st)
+			return (mine || unrouted) && wanted;
+	}
 }
 
 /* The kernel's order of taking (dequeue_signal): the thread's own
@@ -387,8 +395,6 @@ static bool before(const struct sigrec *a, const struct sigrec *b)
 	return a->seq < b->seq;
 }
 
-/* The record sigq_take_mask would take now, in that order; NULL if none.
- * Its state in *st. */
 void sigq_discard(int sig)
 {
 	for (int i = 0; i < SIGQ_MAX; i++) {
@@ -409,16 +415,25 @@ void sigq_discard(int sig)
 	}
 }
 
-static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t *st)
+/* The record sigq_take_mask would take now, in that order; NULL if none.
+ * Its state in *st; *routing: a process's signal in accept is being
+ * routed (with process). */
+static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t *st,
+			   bool *routing)
 {
-	if (!(ld_acq(&gp->sigpend) & accept) && !(process && ld_acq(&nposted) > 0))
+	*routing = false;
+	if (!process && !(ld_acq(&gp->sigpend) & accept))
 		return NULL;
 	struct sigrec *best = NULL;
 	uint32_t s;
 	for (int i = 0; i < SIGQ_MAX; i++) {
 		struct sigrec *r = &recs[i];
-		if (!takeable(r, gp, accept, process, &s))
+		if (!takeable(r, gp, accept, process, &s)) {
+			if (process && s == REC_ROUTING && r->process &&
+			    (sigq_bit(r->info.si_signo) & accept))
+				*routing = true;
 			continue;
+		}
 		if (!best || before(r, best)) {
 			best = r;
 			*st = s;
@@ -427,10 +442,35 @@ static struct sigrec *pick(struct g *gp, uint64_t accept, bool process, uint32_t
 	return best;
 }
 
+/* How long a look waits for a process's signal that a router (sysmon,
+ * another thread) is routing at that moment: pending all the same
+ * (sigpending shows it), and a sigtimedwait that polls must take it. A
+ * bound, not a wait for good: the router may be the code this call's
+ * signal frame interrupted. */
+#define ROUTING_WAIT_NS 200000
+
+/* pick, once no process's signal it could take is being routed. */
+static struct sigrec *pick_settled(struct g *gp, uint64_t accept, bool process, uint32_t *st)
+{
+	int64_t until = 0;
+	for (;;) {
+		bool routing;
+		struct sigrec *r = pick(gp, accept, process, st, &routing);
+		if (r || !routing)
+			return r;
+		int64_t now = rt_nanotime();
+		if (!until)
+			until = now + ROUTING_WAIT_NS;
+		else if (now >= until)
+			return NULL;
+		arch_cpu_relax();
+	}
+}
+
 int sigq_next(struct g *gp, uint64_t accept, bool process, bool *own)
 {
 	uint32_t st;
-	struct sigrec *r = pick(gp, accept, process, &st);
+	struct sigrec *r = pick_settled(gp, accept, process, &st);
 	*own = r && !r->process;
 	return r ? r->info.si_signo : 0;
 }
@@ -439,7 +479,7 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 {
 	for (;;) {
 		uint32_t st = 0;
-		struct sigrec *r = pick(gp, accept, process, &st);
+		struct sigrec *r = pick_settled(gp, accept, process, &st);
 		if (!r)
 			return false;
 		if (!cas_val(&r->state, st, (uint32_t)REC_TAKING))

@@ -4,7 +4,8 @@
  * (core/sigq.c): a standard signal is pending at most once for the
  * process and once per thread, also once routed to a thread that has not
  * yet taken it; real-time signals queue every instance; a thread's own
- * signals are taken before the process's.
+ * signals are taken before the process's; a process's signal is taken
+ * while it is being routed.
  */
 #include "unit.h"
 #include "core/sigq.h"
@@ -118,6 +119,24 @@ Test(sigq, thread_and_process_instances_are_kept_apart, .timeout = 30)
 	cr_assert(sigq_take_mask(gp, sigq_bit(SIGUSR2), true, &out));
 	cr_assert_eq(out.si_code, SI_USER);
 	cr_assert_not(sigq_take_mask(gp, sigq_bit(SIGUSR2), true, &out));
+	wg_wait(&done_wg);
+}
+
+/* A process's signal is taken however far its routing got: posted, being
+ * routed by sysmon (which every post wakes) or routed. A take that came
+ * while sysmon held the record found nothing. */
+Test(sigq, a_process_signal_is_taken_while_it_is_routed, .timeout = 30)
+{
+	struct g *mg = core_up(1);
+	struct g *gp = taker_for(mg, SIGUSR1);
+	siginfo_t p = info_of(SIGUSR1, SI_USER), out;
+	for (int i = 0; i < 20000; i++) {
+		cr_assert(sigq_post(NULL, &p), "post %d failed", i);
+		for (int spin = i % 64; spin > 0; spin--)
+			arch_cpu_relax();
+		cr_assert(sigq_take_mask(gp, sigq_bit(SIGUSR1), true, &out),
+			  "round %d: the pending signal was not taken", i);
+	}
 	wg_wait(&done_wg);
 }
 
