@@ -266,6 +266,13 @@ case_stress_ng() {
 	# stress-ng: metrc: [pid] NAME bogo-ops real usr sys ops/s(real) ops/s(cpu)
 	awk '$2 == "metrc:" && NF == 10 && $5 ~ /^[0-9]+$/ { printf "figure: %s %s bogo ops/s\n", $4, $9 }' \
 		"$OUTDIR/sng.log"
+	# a stressor that failed its checks fails the run, shown on stderr:
+	# under NPTL, the reference, such a run is run again (stress-ng's
+	# pthread stressor once printed one there, with 1,600 threads)
+	if grep -q ' fail: ' "$OUTDIR/sng.log"; then
+		grep ' fail: ' "$OUTDIR/sng.log" >&2
+		return 1
+	fi
 }
 
 case_memcached() {
