@@ -83,6 +83,19 @@ static double wait_share(int32_t nact, int64_t prev, int64_t now)
 	return n ? sum / n : -1;
 }
 
+/* Does a real-time G run on a P now (one that started before the last
+ * look and has not left its P since: a sched_yield loop)? */
+static bool rt_running(void)
+{
+	for (int i = 0; i < sched.gomaxprocs; i++) {
+		struct m *mp = __atomic_load_n(&sched.allp[i]->m, __ATOMIC_ACQUIRE);
+		struct g *gp = mp ? __atomic_load_n(&mp->curg, __ATOMIC_ACQUIRE) : NULL;
+		if (gp && g_rt_runnable(gp))
+			return true;
+	}
+	return false;
+}
+
 void adapt_procs(int64_t now)
 {
 	if (ad.off || sched.gomaxprocs < 2)
@@ -110,7 +123,7 @@ void adapt_procs(int64_t now)
 	ad.switches = sw;
 	ad.preempts = pre;
 	uint64_t rt = ld_rlx(&sched.nrt_run);
-	bool rt_ran = rt != ad.rt_runs;
+	bool rt_ran = rt != ad.rt_runs || rt_running();
 	ad.rt_runs = rt;
 	if (rt_ran) {
 		ad.high = 0;

@@ -479,6 +479,8 @@ void sched_sig_request(void *uc);
 
 /* Put the calling G at the back of the global queue and run others. */
 void g_yield(void);
+/* sched_yield's: a real-time G on its own OS thread yields as the kernel's. */
+void g_sched_yield(void);
 /* Put the calling G at the back of its P's queue and run others (Gs this
  * G just readied run before it, on this P). */
 void g_yield_local(void);

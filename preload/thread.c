@@ -465,7 +465,7 @@ GMP_EXPORT int sched_yield(void)
 	struct g *gp = getg();
 	if (!gp)
 		return real_sched_yield();
-	g_yield();
+	g_sched_yield();
 	door_signals(gp);
 	return 0;
 }
