@@ -500,12 +500,10 @@ bool sigq_take_mask(struct g *gp, uint64_t accept, bool process, siginfo_t *out)
 uint64_t sigq_takeable_mask(struct g *gp)
 {
 	uint64_t m = 0;
-	for (int i = 0; i < SIGQ_MAX; i++) {
-		struct sigrec *r = &recs[i];
-		uint32_t st = ld_acq(&r->state);
-		if ((st == REC_ROUTED && r->target == gp) || (st == REC_POSTED && !r->target))
-			m |= sigq_bit(r->info.si_signo);
-	}
+	uint32_t st;
+	for (int i = 0; i < SIGQ_MAX; i++)
+		if (takeable(&recs[i], gp, ~(uint64_t)0, true, &st))
+			m |= sigq_bit(recs[i].info.si_signo);
 	return m;
 }
 
