@@ -580,13 +580,6 @@ static bool block_in_netpoll(struct m *mp, int64_t pollUntil, bool wasSpinning, 
 }
 
 /*
- * Find a runnable G, blocking the M if there is none. Work sources in
- * priority order, as in Go's findRunnable: the fairness rules, the local
- * and global queues, the network, stealing (with other Ps' timers); then
- * the P is dropped and the M blocks in the poller or stops. Returns with
- * mp holding a P.
- */
-/*
  * Real-time Gs go first, as the kernel runs a real-time thread before
  * every ordinary one on its CPU. But the kernel lets ordinary threads
  * that real-time ones keep from a CPU run 50 ms in each second (its fair
@@ -609,6 +602,13 @@ static bool ordinary_turn(struct p *pp, int64_t now)
 	return now - pp->ord_turn >= ORD_WAIT_NS;
 }
 
+/*
+ * Find a runnable G, blocking the M if there is none. Work sources in
+ * priority order, as in Go's findRunnable: the fairness rules, the local
+ * and global queues, the network, stealing (with other Ps' timers); then
+ * the P is dropped and the M blocks in the poller or stops. Returns with
+ * mp holding a P.
+ */
 static struct g *find_runnable(struct m *mp, bool *inherit)
 {
 	int64_t spin_until = 0;
