@@ -214,8 +214,6 @@ struct g *globrunq_get_locked(struct p *pp, int max)
 		return rt;
 	}
 	size -= ld_rlx(&sched.nrtq);	/* the ordinary part (pp->ord_first) */
-	if (size == 0)
-		return NULL;
 	int n = size / sched.gomaxprocs + 1;
 	if (n > size)
 		n = size;

@@ -622,8 +622,9 @@ static struct g *find_runnable(struct m *mp, bool *inherit)
 		struct g *gp = NULL;
 		/* a real-time G before all others, but for an ordinary
 		 * one's turn now and then */
-		pp->ord_first = unlikely(ld_rlx(&sched.nrtq) != 0) && ordinary_turn(pp, now);
-		if (unlikely(ld_rlx(&sched.nrtq) != 0) && !pp->ord_first)
+		bool rtq = unlikely(ld_rlx(&sched.nrtq) != 0);
+		pp->ord_first = rtq && ordinary_turn(pp, now);
+		if (rtq && !pp->ord_first)
 			gp = take_global(pp, 1, now, inherit);
 		if (!gp)
 			gp = find_fair(pp, now, inherit);
@@ -1128,7 +1129,7 @@ void g_sched_yield(void)
 		bool alone = mp == gp->lockedm && mp->p && g_status(gp) == G_RUNNING;
 		if (alone) {
 			rt_lock(&sched.lock);
-			alone = !sched.rtq || sched.rtq->schedprio < gp->schedprio;
+			alone = !sched.rtq || !g_outranks(sched.rtq, gp);
 			rt_unlock(&sched.lock);
 		}
 		alone = alone && !ordinary_turn(mp->p, rt_nanotime());
